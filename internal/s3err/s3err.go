@@ -1,0 +1,209 @@
+// Package s3err is s3cond's one table of S3 error codes. Every package returns
+// *s3err.Error for anything a client should see; the HTTP layer renders it as
+// the S3 XML error document.
+package s3err
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// Code is an S3 error code such as "NoSuchKey".
+type Code string
+
+// The codes s3cond emits, with the status and default message Amazon S3 uses.
+const (
+	AccessDenied                      Code = "AccessDenied"
+	AuthorizationHeaderMalformed      Code = "AuthorizationHeaderMalformed"
+	AuthorizationQueryParametersError Code = "AuthorizationQueryParametersError"
+	BadDigest                         Code = "BadDigest"
+	BadGateway                        Code = "BadGateway"
+	ConditionalRequestConflict        Code = "ConditionalRequestConflict"
+	EntityTooLarge                    Code = "EntityTooLarge"
+	IncompleteBody                    Code = "IncompleteBody"
+	InternalError                     Code = "InternalError"
+	InvalidAccessKeyID                Code = "InvalidAccessKeyId"
+	InvalidArgument                   Code = "InvalidArgument"
+	InvalidBucketName                 Code = "InvalidBucketName"
+	InvalidDigest                     Code = "InvalidDigest"
+	InvalidRequest                    Code = "InvalidRequest"
+	InvalidURI                        Code = "InvalidURI"
+	KeyTooLongError                   Code = "KeyTooLongError"
+	MalformedXML                      Code = "MalformedXML"
+	MethodNotAllowed                  Code = "MethodNotAllowed"
+	MissingContentLength              Code = "MissingContentLength"
+	MissingSecurityHeader             Code = "MissingSecurityHeader"
+	NoSuchBucket                      Code = "NoSuchBucket"
+	NoSuchKey                         Code = "NoSuchKey"
+	NoSuchUpload                      Code = "NoSuchUpload"
+	NotImplemented                    Code = "NotImplemented"
+	PreconditionFailed                Code = "PreconditionFailed"
+	RequestHeaderSectionTooLarge      Code = "RequestHeaderSectionTooLarge"
+	RequestTimeTooSkewed              Code = "RequestTimeTooSkewed"
+	ServiceUnavailable                Code = "ServiceUnavailable"
+	SignatureDoesNotMatch             Code = "SignatureDoesNotMatch"
+	XAmzContentSHA256Mismatch         Code = "XAmzContentSHA256Mismatch"
+)
+
+type entry struct {
+	status  int
+	message string
+}
+
+// table holds S3's status and default message per code.
+var table = map[Code]entry{
+	AccessDenied:                      {http.StatusForbidden, "Access Denied"},
+	AuthorizationHeaderMalformed:      {http.StatusBadRequest, "The authorization header is malformed."},
+	AuthorizationQueryParametersError: {http.StatusBadRequest, "Error parsing the X-Amz-Credential parameter."},
+	BadDigest:                         {http.StatusBadRequest, "The Content-MD5 you specified did not match what we received."},
+	BadGateway:                        {http.StatusBadGateway, "The backend storage could not be reached."},
+	ConditionalRequestConflict:        {http.StatusConflict, "A conflicting conditional operation is currently in progress against this resource. Please try again."},
+	EntityTooLarge:                    {http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed object size."},
+	IncompleteBody:                    {http.StatusBadRequest, "You did not provide the number of bytes specified by the Content-Length HTTP header."},
+	InternalError:                     {http.StatusInternalServerError, "We encountered an internal error. Please try again."},
+	InvalidAccessKeyID:                {http.StatusForbidden, "The AWS Access Key Id you provided does not exist in our records."},
+	InvalidArgument:                   {http.StatusBadRequest, "Invalid Argument"},
+	InvalidBucketName:                 {http.StatusBadRequest, "The specified bucket is not valid."},
+	InvalidDigest:                     {http.StatusBadRequest, "The Content-MD5 you specified is not valid."},
+	InvalidRequest:                    {http.StatusBadRequest, "Invalid Request"},
+	InvalidURI:                        {http.StatusBadRequest, "Couldn't parse the specified URI."},
+	KeyTooLongError:                   {http.StatusBadRequest, "Your key is too long."},
+	MalformedXML:                      {http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema."},
+	MethodNotAllowed:                  {http.StatusMethodNotAllowed, "The specified method is not allowed against this resource."},
+	MissingContentLength:              {http.StatusLengthRequired, "You must provide the Content-Length HTTP header."},
+	MissingSecurityHeader:             {http.StatusBadRequest, "Your request was missing a required header."},
+	NoSuchBucket:                      {http.StatusNotFound, "The specified bucket does not exist."},
+	NoSuchKey:                         {http.StatusNotFound, "The specified key does not exist."},
+	NoSuchUpload:                      {http.StatusNotFound, "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed."},
+	NotImplemented:                    {http.StatusNotImplemented, "A header you provided implies functionality that is not implemented."},
+	PreconditionFailed:                {http.StatusPreconditionFailed, "At least one of the pre-conditions you specified did not hold"},
+	RequestHeaderSectionTooLarge:      {http.StatusBadRequest, "Your request header section exceeds the maximum allowed size."},
+	RequestTimeTooSkewed:              {http.StatusForbidden, "The difference between the request time and the current time is too large."},
+	ServiceUnavailable:                {http.StatusServiceUnavailable, "Please reduce your request rate."},
+	SignatureDoesNotMatch:             {http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
+	XAmzContentSHA256Mismatch:         {http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
+}
+
+// Error is an S3 error a client sees. Fields beyond Code and Message become
+// extra elements of the XML document, as S3 sends them.
+type Error struct {
+	Code    Code
+	Message string
+	// Condition names the header that failed, for PreconditionFailed.
+	Condition string
+	// Extra holds further elements S3 includes (for example ArgumentName,
+	// StringToSign), in the order given. Never put a secret here.
+	Extra []Field
+	// Cause is the underlying error, kept for logs; it is never rendered.
+	Cause error
+}
+
+// Field is one extra element of an S3 error document.
+type Field struct{ Name, Value string }
+
+// New returns the error for code with S3's default message.
+func New(code Code) *Error { return &Error{Code: code, Message: table[code].message} }
+
+// Newf returns the error for code with a specific message.
+func Newf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns the error for code with its default message, keeping cause for logs.
+func Wrap(code Code, cause error) *Error {
+	e := New(code)
+	e.Cause = cause
+	return e
+}
+
+// Precondition returns the 412 that names the header which did not hold.
+func Precondition(header string) *Error {
+	e := New(PreconditionFailed)
+	e.Condition = header
+	return e
+}
+
+// With returns a copy of e with an extra element.
+func (e *Error) With(name, value string) *Error {
+	c := *e
+	c.Extra = append(append([]Field(nil), e.Extra...), Field{name, value})
+	return &c
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Cause)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Status is the HTTP status S3 answers with for this code (500 if unknown).
+func (e *Error) Status() int {
+	if t, ok := table[e.Code]; ok {
+		return t.status
+	}
+	return http.StatusInternalServerError
+}
+
+// As returns the *Error inside err, or an InternalError wrapping err.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Wrap(InternalError, err)
+}
+
+// Is reports whether err carries the given S3 code.
+func Is(err error, code Code) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// Write renders err as S3's XML error document. resource is the request
+// path; requestID is s3cond's own request ID. HEAD responses carry no body,
+// as S3 sends none.
+func Write(w http.ResponseWriter, r *http.Request, err error, requestID string) {
+	e := As(err)
+	body := e.XML(r.URL.Path, requestID)
+	h := w.Header()
+	h.Set("Content-Type", "application/xml")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if e.Code == ServiceUnavailable || e.Code == ConditionalRequestConflict {
+		h.Set("Retry-After", "1")
+	}
+	w.WriteHeader(e.Status())
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// XML returns the error document bytes.
+func (e *Error) XML(resource, requestID string) []byte {
+	type element struct {
+		XMLName xml.Name
+		Value   string `xml:",chardata"`
+	}
+	doc := struct {
+		XMLName  xml.Name `xml:"Error"`
+		Code     Code     `xml:"Code"`
+		Message  string   `xml:"Message"`
+		Cond     string   `xml:"Condition,omitempty"`
+		Extra    []element
+		Resource string `xml:"Resource,omitempty"`
+		ReqID    string `xml:"RequestId"`
+	}{Code: e.Code, Message: e.Message, Cond: e.Condition, Resource: resource, ReqID: requestID}
+	for _, f := range e.Extra {
+		doc.Extra = append(doc.Extra, element{XMLName: xml.Name{Local: f.Name}, Value: f.Value})
+	}
+	out, err := xml.Marshal(doc)
+	if err != nil { // cannot happen with these field types; keep the client informed anyway
+		out = []byte("<Error><Code>InternalError</Code></Error>")
+	}
+	return append([]byte(xml.Header), out...)
+}
