@@ -1,0 +1,78 @@
+package s3err
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestPreconditionDocument(t *testing.T) {
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPut, "/bucket/key", nil)
+	Write(rec, req, Precondition("If-Match"), "REQ123")
+	body := rec.Body.String()
+	if rec.Code != http.StatusPreconditionFailed {
+		t.Fatalf("status %d", rec.Code)
+	}
+	for _, want := range []string{
+		"<Code>PreconditionFailed</Code>",
+		"<Message>At least one of the pre-conditions you specified did not hold</Message>",
+		"<Condition>If-Match</Condition>",
+		"<Resource>/bucket/key</Resource>",
+		"<RequestId>REQ123</RequestId>",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %s:\n%s", want, body)
+		}
+	}
+	if rec.Header().Get("Content-Type") != "application/xml" {
+		t.Errorf("content type %q", rec.Header().Get("Content-Type"))
+	}
+}
+
+func TestStatusesMatchS3(t *testing.T) {
+	cases := map[Code]int{
+		AccessDenied: 403, InvalidAccessKeyID: 403, SignatureDoesNotMatch: 403, RequestTimeTooSkewed: 403,
+		AuthorizationHeaderMalformed: 400, XAmzContentSHA256Mismatch: 400, BadDigest: 400,
+		NoSuchKey: 404, PreconditionFailed: 412, ConditionalRequestConflict: 409, NotImplemented: 501,
+		ServiceUnavailable: 503, MissingContentLength: 411,
+	}
+	for code, status := range cases {
+		if got := New(code).Status(); got != status {
+			t.Errorf("%s: status %d, want %d", code, got, status)
+		}
+	}
+	if got := (&Error{Code: "Unknown"}).Status(); got != 500 {
+		t.Errorf("unknown code: %d", got)
+	}
+}
+
+func TestHeadHasNoBodyAndExtraFieldsRender(t *testing.T) {
+	rec := httptest.NewRecorder()
+	Write(rec, httptest.NewRequest(http.MethodHead, "/b/k", nil), New(NoSuchKey), "R")
+	if rec.Code != 404 || rec.Body.Len() != 0 {
+		t.Fatalf("HEAD: %d, %d body bytes", rec.Code, rec.Body.Len())
+	}
+	doc := string(New(SignatureDoesNotMatch).With("AWSAccessKeyId", "AK<&>").XML("/", "R"))
+	if !strings.Contains(doc, "<AWSAccessKeyId>AK&lt;&amp;&gt;</AWSAccessKeyId>") {
+		t.Fatalf("extra field not escaped or missing: %s", doc)
+	}
+}
+
+func TestAsWrapsForeignErrors(t *testing.T) {
+	cause := errors.New("disk on fire")
+	e := As(fmt.Errorf("context: %w", cause))
+	if e.Code != InternalError || !errors.Is(e, cause) {
+		t.Fatalf("As(foreign) = %v", e)
+	}
+	inner := New(NoSuchKey)
+	if As(fmt.Errorf("wrapped: %w", inner)) != inner || !Is(fmt.Errorf("x: %w", inner), NoSuchKey) {
+		t.Fatal("As/Is did not find the wrapped S3 error")
+	}
+	if strings.Contains(string(e.XML("/", "R")), "disk on fire") {
+		t.Fatal("the cause leaked into the client's document")
+	}
+}
