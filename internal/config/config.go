@@ -1,0 +1,203 @@
+// Package config loads s3cond's configuration: a YAML file (config.yaml at the
+// repository root is the annotated schema), development defaults for every key
+// the file leaves out, S3COND_* environment overrides, indirections to
+// secrets held in environment variables, and validation that names the
+// offending key in one line.
+package config
+
+import (
+	"path/filepath"
+	"time"
+)
+
+// The development key that Default configures. It is public knowledge, so a
+// config file never inherits it: see Load.
+const (
+	DevAccessKeyID = "S3CONDDEVKEY"
+	DevSecret      = "s3cond-dev-secret"
+)
+
+// Accepted enumeration values.
+const (
+	BackendEmbedded = "embedded"
+	BackendS3       = "s3"
+
+	AddressingPath    = "path"
+	AddressingVirtual = "virtual"
+
+	CredentialsStatic  = "static"
+	CredentialsEnv     = "env"
+	CredentialsDefault = "default"
+
+	ChecksumsForward    = "forward"
+	ChecksumsVerifyOnly = "verify-only"
+
+	ConditionalLease  = "lease"
+	ConditionalNative = "native"
+
+	AccessReadOnly  = "read-only"
+	AccessReadWrite = "read-write"
+
+	LeaseStoreEmbedded = "embedded"
+	LeaseStoreDynamoDB = "dynamodb"
+	LeaseStoreMemory   = "memory"
+
+	LogFormatConsole = "console"
+	LogFormatJSON    = "json"
+)
+
+// Config is the whole configuration. The yaml tags are the keys of config.yaml;
+// fields tagged secret:"true" are hidden by Masked.
+type Config struct {
+	Server  Server  `yaml:"server"`
+	DataDir string  `yaml:"data_dir"`
+	Backend Backend `yaml:"backend"`
+	Keys    []Key   `yaml:"keys"`
+	Lease   Lease   `yaml:"lease"`
+	Log     Log     `yaml:"log"`
+}
+
+// Server is the client-facing S3 API.
+type Server struct {
+	Listen  string        `yaml:"listen"`
+	Region  string        `yaml:"region"`
+	Domain  string        `yaml:"domain"`
+	MaxSkew time.Duration `yaml:"max_skew"`
+}
+
+// Backend is the S3-compatible store requests are forwarded to.
+type Backend struct {
+	Type        string      `yaml:"type"`
+	Endpoint    string      `yaml:"endpoint"`
+	Region      string      `yaml:"region"`
+	Addressing  string      `yaml:"addressing"`
+	Credentials Credentials `yaml:"credentials"`
+	Checksums   string      `yaml:"checksums"`
+	Conditional string      `yaml:"conditional"`
+	// Buckets maps a client bucket name to the backend bucket name.
+	Buckets map[string]string `yaml:"buckets"`
+}
+
+// BackendBucket returns the backend bucket that serves the client's bucket.
+func (b Backend) BackendBucket(clientBucket string) string {
+	if mapped, ok := b.Buckets[clientBucket]; ok {
+		return mapped
+	}
+	return clientBucket
+}
+
+// Credentials are AWS credentials s3cond signs with. After Load, a source of
+// "env" has AccessKeyID and SecretAccessKey filled from the named variables,
+// so users of the config read the values the same way for "static" and "env".
+type Credentials struct {
+	Source             string `yaml:"source"`
+	AccessKeyID        string `yaml:"access_key_id"`
+	SecretAccessKey    string `yaml:"secret_access_key" secret:"true"`
+	AccessKeyIDEnv     string `yaml:"access_key_id_env"`
+	SecretAccessKeyEnv string `yaml:"secret_access_key_env"`
+}
+
+// Key is one client access key. After Load, Secret holds the secret even when
+// it came from SecretEnv.
+type Key struct {
+	AccessKeyID string   `yaml:"access_key_id"`
+	Secret      string   `yaml:"secret" secret:"true"`
+	SecretEnv   string   `yaml:"secret_env"`
+	Buckets     []string `yaml:"buckets,flow"`
+	Access      string   `yaml:"access"`
+}
+
+// CanWrite reports whether the key has read-write access.
+func (k Key) CanWrite() bool { return k.Access == AccessReadWrite }
+
+// Lease configures the lease protocol that gives the backend conditional writes.
+type Lease struct {
+	Store            string        `yaml:"store"`
+	Path             string        `yaml:"path"`
+	DynamoDB         DynamoDB      `yaml:"dynamodb"`
+	Timeout          time.Duration `yaml:"timeout"`
+	MaxClockSkewRate float64       `yaml:"max_clock_skew_rate"`
+	PollInterval     time.Duration `yaml:"poll_interval"`
+	TTL              time.Duration `yaml:"ttl"`
+	WaitBudget       time.Duration `yaml:"wait_budget"`
+}
+
+// TakeoverAfter is how long a waiter lets another holder's generation stand
+// before taking the lease over: timeout × max_clock_skew_rate.
+func (l Lease) TakeoverAfter() time.Duration {
+	return time.Duration(float64(l.Timeout) * l.MaxClockSkewRate)
+}
+
+// DynamoDB is the shared lease table.
+type DynamoDB struct {
+	Table       string      `yaml:"table"`
+	Region      string      `yaml:"region"`
+	Endpoint    string      `yaml:"endpoint"`
+	Credentials Credentials `yaml:"credentials"`
+}
+
+// Log configures zerolog.
+type Log struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}
+
+// LeasePath is the embedded lease store's file: lease.path, or
+// data_dir/leases.db when that is empty.
+func (c *Config) LeasePath() string {
+	if c.Lease.Path != "" {
+		return c.Lease.Path
+	}
+	return filepath.Join(c.DataDir, "leases.db")
+}
+
+// Default returns the development defaults: everything embedded under
+// ./s3cond-data and one well-known development key.
+func Default() *Config {
+	return &Config{
+		Server: Server{
+			Listen:  "127.0.0.1:9000",
+			Region:  "us-east-1",
+			MaxSkew: 15 * time.Minute,
+		},
+		DataDir: "./s3cond-data",
+		Backend: Backend{
+			Type:       BackendEmbedded,
+			Region:     "us-east-1",
+			Addressing: AddressingPath,
+			Credentials: Credentials{
+				Source: CredentialsDefault,
+			},
+			// The embedded store (gofakes3) keeps every x-amz-* request header
+			// as object metadata and returns it on GET/HEAD, so forwarded
+			// checksums come back to clients that ask for checksum mode.
+			Checksums:   ChecksumsForward,
+			Conditional: ConditionalLease,
+		},
+		Keys: []Key{{
+			AccessKeyID: DevAccessKeyID,
+			Secret:      DevSecret,
+			Buckets:     []string{"*"},
+			Access:      AccessReadWrite,
+		}},
+		Lease: Lease{
+			Store: LeaseStoreEmbedded,
+			DynamoDB: DynamoDB{
+				Table:  "s3cond-leases",
+				Region: "us-east-1",
+				Credentials: Credentials{
+					Source: CredentialsDefault,
+				},
+			},
+			Timeout:          20 * time.Second,
+			MaxClockSkewRate: 3,
+			PollInterval:     100 * time.Millisecond,
+			TTL:              time.Hour,
+			WaitBudget:       10 * time.Second,
+		},
+		Log: Log{
+			Level:  "info",
+			Format: LogFormatConsole,
+		},
+	}
+}

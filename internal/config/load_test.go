@@ -1,0 +1,169 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testEnv stands in for os.Environ(): Load must read nothing else.
+var testEnv = []string{"HOME=/home/tester", "PATH=/usr/bin"}
+
+func TestLoadRejectsBadFilesWithOneLineNamingTheKey(t *testing.T) {
+	files, err := filepath.Glob("testdata/bad/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no bad config files found: %v", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			firstLine, _, _ := strings.Cut(string(data), "\n")
+			want, ok := strings.CutPrefix(firstLine, "# error: ")
+			if !ok {
+				t.Fatalf("%s must start with '# error: <expected message>'", file)
+			}
+			cfg, err := Load(file, testEnv)
+			if err == nil {
+				t.Fatalf("Load accepted a bad file; got %+v", cfg)
+			}
+			if err.Error() != want {
+				t.Errorf("error\n got: %s\nwant: %s", err, want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spans several lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestLoadMinimalFileKeepsDefaultsForUnsetKeys(t *testing.T) {
+	cfg, err := Load("testdata/good/minimal.yaml", testEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Keys = []Key{{AccessKeyID: "minimal-key", Secret: "minimal-secret", Buckets: []string{"*"}, Access: AccessReadWrite}}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("got  %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestLoadFleetFileResolvesEveryIndirection(t *testing.T) {
+	env := append(testEnv, "BACKEND_KEY_ID=backend-id", "BACKEND_SECRET=backend-secret", "READER_SECRET=reader-secret")
+	cfg, err := Load("testdata/good/fleet.yaml", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Backend.Credentials; got.AccessKeyID != "backend-id" || got.SecretAccessKey != "backend-secret" {
+		t.Errorf("backend credentials from env: got %q / %q", got.AccessKeyID, got.SecretAccessKey)
+	}
+	if cfg.Keys[0].Secret != "reader-secret" || cfg.Keys[1].Secret != "writer-secret" {
+		t.Errorf("key secrets: got %q, %q", cfg.Keys[0].Secret, cfg.Keys[1].Secret)
+	}
+	if !reflect.DeepEqual(cfg.Keys[0].Buckets, []string{"analytics", "logs-*"}) || cfg.Keys[0].CanWrite() {
+		t.Errorf("reader key: %+v", cfg.Keys[0])
+	}
+	if cfg.Backend.BackendBucket("logs") != "prod.logs-eu" || cfg.Backend.BackendBucket("other") != "other" {
+		t.Errorf("bucket mapping: %v", cfg.Backend.Buckets)
+	}
+	l := cfg.Lease
+	if l.Timeout != 30*time.Second || l.MaxClockSkewRate != 1.5 || l.PollInterval != 250*time.Millisecond ||
+		l.TTL != 2*time.Hour || l.WaitBudget != 5*time.Second || l.TakeoverAfter() != 45*time.Second {
+		t.Errorf("lease timings: %+v", l)
+	}
+	if l.DynamoDB.Endpoint != "http://127.0.0.1:8000" || l.DynamoDB.Credentials.SecretAccessKey != "ddb-secret" {
+		t.Errorf("dynamodb: %+v", l.DynamoDB)
+	}
+	if cfg.Server.MaxSkew != 5*time.Minute || cfg.Server.Domain != "s3.example.com" || cfg.Log.Format != LogFormatJSON {
+		t.Errorf("server/log: %+v %+v", cfg.Server, cfg.Log)
+	}
+}
+
+// The annotated config.yaml is the schema people copy; it must stay loadable.
+func TestRepositoryConfigYAMLLoadsAndValidates(t *testing.T) {
+	cfg, err := Load("../../config.yaml", testEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Backend.Type != BackendS3 || cfg.Backend.Endpoint != "http://127.0.0.1:7070" ||
+		cfg.Backend.Credentials.SecretAccessKey != "backend-secret-key" || cfg.Keys[0].AccessKeyID != "AKIAS3CONDEXAMPLE" ||
+		cfg.Lease.WaitBudget != 10*time.Second || cfg.Lease.PollInterval != 100*time.Millisecond {
+		t.Errorf("config.yaml did not load as written: %+v", cfg)
+	}
+}
+
+func TestLoadWithoutFileIsTheDevelopmentDefault(t *testing.T) {
+	cfg, err := Load("", testEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg, Default()) {
+		t.Errorf("got %+v", cfg)
+	}
+	if k := cfg.Keys[0]; k.AccessKeyID != DevAccessKeyID || k.Secret != DevSecret || !k.CanWrite() {
+		t.Errorf("development key: %+v", k)
+	}
+	if cfg.Backend.Type != BackendEmbedded || cfg.Lease.Store != LeaseStoreEmbedded {
+		t.Errorf("defaults are not embedded: %+v", cfg)
+	}
+	if got, want := cfg.LeasePath(), filepath.Join("s3cond-data", "leases.db"); got != want {
+		t.Errorf("LeasePath = %q, want %q", got, want)
+	}
+}
+
+func TestLoadEmptyFileStillNeedsKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.yaml")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path, testEnv)
+	if err == nil || !strings.HasPrefix(err.Error(), "config: keys: at least one client key is required") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "absent.yaml"), testEnv)
+	if err == nil || !strings.Contains(err.Error(), "absent.yaml") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSecretEnvMayStartWithThePrefix(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	data := "keys:\n  - access_key_id: k\n    secret_env: S3COND_CLIENT_SECRET\n    buckets: ['*']\n    access: read-only\n"
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(testEnv, "S3COND_CLIENT_SECRET=from-env")
+	cfg, err := Load(path, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unused := cfg.UnusedEnv(env); len(unused) > 0 {
+		t.Errorf("a variable read by secret_env is reported unused: %v", unused)
+	}
+	if cfg.Keys[0].Secret != "from-env" {
+		t.Errorf("secret = %q", cfg.Keys[0].Secret)
+	}
+}
+
+func TestUnusedCredentialsNeedNoVariables(t *testing.T) {
+	// The fleet file reads backend and reader secrets from the environment;
+	// switching to the embedded backend must not require the backend's.
+	env := append(testEnv, "READER_SECRET=r", "S3COND_BACKEND_TYPE=embedded", "S3COND_BACKEND_ADDRESSING=path",
+		"S3COND_BACKEND_CONDITIONAL=lease")
+	cfg, err := Load("testdata/good/fleet.yaml", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Backend.Credentials.SecretAccessKey != "" {
+		t.Errorf("unused credentials were resolved: %+v", cfg.Backend.Credentials)
+	}
+}

@@ -1,0 +1,330 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxWaitBudget bounds lease.wait_budget. While a conditional write waits for
+// a conflicting one, its body is held back from the backend, and S3 drops a
+// request that sends nothing for about 20 s; a longer budget would turn a
+// 409 the client can retry into a broken connection.
+const MaxWaitBudget = 20 * time.Second
+
+var (
+	logLevels = []string{"debug", "info", "warn", "error"}
+	// bucketPatternChars are what a key's bucket pattern may contain:
+	// bucket-name characters plus path.Match's metacharacters.
+	bucketPatternChars = "abcdefghijklmnopqrstuvwxyz0123456789.-*?[]^"
+)
+
+// Validate checks the whole configuration and returns the first problem as
+// an *Error naming its key. Checks run in file order, so the line is stable.
+func (c *Config) Validate() error {
+	checks := []func() error{
+		c.validateServer,
+		c.validateDataDir,
+		c.validateBackend,
+		c.validateKeys,
+		c.validateLease,
+		c.validateLog,
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateServer() error {
+	s := c.Server
+	if err := validateListen(s.Listen); err != nil {
+		return keyError("server.listen", "%q %v", s.Listen, err)
+	}
+	if err := validateRegion(s.Region); err != nil {
+		return keyError("server.region", "%v", err)
+	}
+	if s.Domain != "" && !isDomainName(s.Domain) {
+		return keyError("server.domain", "%q is not a bare domain name such as s3.example.com (no scheme, port or path)", s.Domain)
+	}
+	if s.MaxSkew <= 0 {
+		return keyError("server.max_skew", "must be > 0")
+	}
+	return nil
+}
+
+func validateListen(listen string) error {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("is not a host:port address")
+	}
+	number, err := strconv.Atoi(port)
+	if err != nil || number < 0 || number > 65535 {
+		return fmt.Errorf("has no valid port (0-65535)")
+	}
+	if strings.ContainsAny(host, " /") {
+		return fmt.Errorf("has an invalid host")
+	}
+	return nil
+}
+
+func validateRegion(region string) error {
+	if region == "" {
+		return fmt.Errorf("must be set (e.g. us-east-1)")
+	}
+	if strings.ContainsAny(region, " \t/") {
+		return fmt.Errorf("%q is not a region name", region)
+	}
+	return nil
+}
+
+func isDomainName(domain string) bool {
+	if strings.ContainsAny(domain, ":/ @") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") {
+		return false
+	}
+	for _, label := range strings.Split(domain, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+	}
+	return len(domain) <= 253
+}
+
+func (c *Config) validateDataDir() error {
+	needsDataDir := c.Backend.Type == BackendEmbedded ||
+		(c.Lease.Store == LeaseStoreEmbedded && c.Lease.Path == "")
+	if needsDataDir && strings.TrimSpace(c.DataDir) == "" {
+		return keyError("data_dir", "must be set for the embedded backend or lease store")
+	}
+	return nil
+}
+
+func (c *Config) validateBackend() error {
+	b := c.Backend
+	switch b.Type {
+	case BackendEmbedded:
+		if b.Addressing == AddressingVirtual {
+			return keyError("backend.addressing", "the embedded backend supports only path")
+		}
+		if b.Conditional == ConditionalNative {
+			return keyError("backend.conditional", "the embedded backend needs lease: it ignores conditions on CopyObject and CompleteMultipartUpload")
+		}
+	case BackendS3:
+		if err := validateURL(b.Endpoint); err != nil {
+			return keyError("backend.endpoint", "%v", err)
+		}
+		if err := validateRegion(b.Region); err != nil {
+			return keyError("backend.region", "%v", err)
+		}
+		if err := validateCredentials(b.Credentials, "backend.credentials"); err != nil {
+			return err
+		}
+	default:
+		return keyError("backend.type", "must be %s or %s, not %q", BackendEmbedded, BackendS3, b.Type)
+	}
+	if err := oneOf("backend.addressing", b.Addressing, AddressingPath, AddressingVirtual); err != nil {
+		return err
+	}
+	if err := oneOf("backend.checksums", b.Checksums, ChecksumsForward, ChecksumsVerifyOnly); err != nil {
+		return err
+	}
+	if err := oneOf("backend.conditional", b.Conditional, ConditionalLease, ConditionalNative); err != nil {
+		return err
+	}
+	for _, client := range sortedKeys(b.Buckets) {
+		key := "backend.buckets." + client
+		if !IsBucketName(client) {
+			return keyError(key, "%q is not a valid S3 bucket name", client)
+		}
+		if backend := b.Buckets[client]; !IsBucketName(backend) {
+			return keyError(key, "%q is not a valid S3 bucket name", backend)
+		}
+	}
+	return nil
+}
+
+// validateURL accepts an absolute http(s) base URL without path or query:
+// s3cond appends bucket and key itself.
+func validateURL(raw string) error {
+	if raw == "" {
+		return fmt.Errorf("must be set (an http(s) URL)")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return fmt.Errorf("%q is not an http(s) URL", raw)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%q must not carry credentials; use the credentials keys", raw)
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%q must be a base URL without path, query or fragment", raw)
+	}
+	return nil
+}
+
+func validateCredentials(c Credentials, key string) error {
+	switch c.Source {
+	case CredentialsStatic:
+		if c.AccessKeyID == "" {
+			return keyError(key+".access_key_id", "must be set when source is static")
+		}
+		if c.SecretAccessKey == "" {
+			return keyError(key+".secret_access_key", "must be set when source is static")
+		}
+	case CredentialsEnv:
+		if c.AccessKeyIDEnv == "" {
+			return keyError(key+".access_key_id_env", "must name an environment variable when source is env")
+		}
+		if c.SecretAccessKeyEnv == "" {
+			return keyError(key+".secret_access_key_env", "must name an environment variable when source is env")
+		}
+	case CredentialsDefault:
+	default:
+		return keyError(key+".source", "must be %s, %s or %s, not %q", CredentialsStatic, CredentialsEnv, CredentialsDefault, c.Source)
+	}
+	return nil
+}
+
+func (c *Config) validateKeys() error {
+	if len(c.Keys) == 0 {
+		return keyError("keys", "at least one client key is required (the development key applies only without a config file)")
+	}
+	firstUse := map[string]int{}
+	for i, k := range c.Keys {
+		key := fmt.Sprintf("keys[%d]", i)
+		switch {
+		case k.AccessKeyID == "":
+			return keyError(key+".access_key_id", "must be set")
+		case strings.ContainsAny(k.AccessKeyID, " \t\r\n/,="):
+			return keyError(key+".access_key_id", "%q must not contain spaces, '/', ',' or '='", k.AccessKeyID)
+		}
+		if first, dup := firstUse[k.AccessKeyID]; dup {
+			return keyError(key+".access_key_id", "%q is already used by keys[%d]", k.AccessKeyID, first)
+		}
+		firstUse[k.AccessKeyID] = i
+		if k.Secret == "" {
+			return keyError(key+".secret", "must be set (or name an environment variable in secret_env)")
+		}
+		if len(k.Buckets) == 0 {
+			return keyError(key+".buckets", "must list at least one bucket (\"*\" for all)")
+		}
+		for j, pattern := range k.Buckets {
+			if !isBucketPattern(pattern) {
+				return keyError(fmt.Sprintf("%s.buckets[%d]", key, j), "%q is neither a bucket name nor a pattern such as logs-*", pattern)
+			}
+		}
+		if err := oneOf(key+".access", k.Access, AccessReadOnly, AccessReadWrite); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateLease() error {
+	l := c.Lease
+	switch l.Store {
+	case LeaseStoreEmbedded, LeaseStoreMemory:
+	case LeaseStoreDynamoDB:
+		d := l.DynamoDB
+		if d.Table == "" {
+			return keyError("lease.dynamodb.table", "must be set when lease.store is dynamodb")
+		}
+		if err := validateRegion(d.Region); err != nil {
+			return keyError("lease.dynamodb.region", "%v", err)
+		}
+		if d.Endpoint != "" {
+			if err := validateURL(d.Endpoint); err != nil {
+				return keyError("lease.dynamodb.endpoint", "%v", err)
+			}
+		}
+		if err := validateCredentials(d.Credentials, "lease.dynamodb.credentials"); err != nil {
+			return err
+		}
+	default:
+		return keyError("lease.store", "must be %s, %s or %s, not %q", LeaseStoreEmbedded, LeaseStoreDynamoDB, LeaseStoreMemory, l.Store)
+	}
+	switch {
+	case l.Timeout <= 0:
+		return keyError("lease.timeout", "must be > 0")
+	case l.MaxClockSkewRate < 1:
+		return keyError("lease.max_clock_skew_rate", "must be >= 1")
+	case l.PollInterval <= 0:
+		return keyError("lease.poll_interval", "must be > 0")
+	case l.PollInterval > l.Timeout:
+		return keyError("lease.poll_interval", "must not be longer than lease.timeout (%s)", l.Timeout)
+	case l.TTL <= l.TakeoverAfter():
+		return keyError("lease.ttl", "must be longer than lease.timeout × lease.max_clock_skew_rate (%s), or records could vanish while they still guard a write", l.TakeoverAfter())
+	case l.WaitBudget <= 0:
+		return keyError("lease.wait_budget", "must be > 0")
+	case l.WaitBudget >= MaxWaitBudget:
+		return keyError("lease.wait_budget", "must be shorter than %s: the held-back body would outlast the backend's idle-request timeout", MaxWaitBudget)
+	}
+	return nil
+}
+
+func (c *Config) validateLog() error {
+	if err := oneOf("log.level", c.Log.Level, logLevels...); err != nil {
+		return err
+	}
+	return oneOf("log.format", c.Log.Format, LogFormatConsole, LogFormatJSON)
+}
+
+func oneOf(key, value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	quoted := make([]string, len(allowed))
+	copy(quoted, allowed)
+	last := len(quoted) - 1
+	choices := strings.Join(quoted[:last], ", ") + " or " + quoted[last]
+	if value == "" {
+		return keyError(key, "must be %s", choices)
+	}
+	return keyError(key, "must be %s, not %q", choices, value)
+}
+
+// IsBucketName reports whether name is a valid S3 bucket name: 3–63
+// characters of lowercase letters, digits, '.' and '-', starting and ending
+// with a letter or digit, without "..".
+func IsBucketName(name string) bool {
+	if len(name) < 3 || len(name) > 63 || strings.Contains(name, "..") {
+		return false
+	}
+	for i := range len(name) {
+		ch := name[i]
+		alnum := ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9'
+		if !alnum && ((ch != '.' && ch != '-') || i == 0 || i == len(name)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+func isBucketPattern(pattern string) bool {
+	if !strings.ContainsAny(pattern, "*?[") {
+		return IsBucketName(pattern)
+	}
+	if strings.Trim(pattern, bucketPatternChars) != "" {
+		return false
+	}
+	_, err := path.Match(pattern, "")
+	return err == nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,119 @@
+// Package embedded runs s3cond's development S3 store: gofakes3 on its
+// persistent bbolt backend, served on a loopback port so s3cond can forward
+// to it exactly as it forwards to a real backend.
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3bolt"
+	"github.com/rs/zerolog"
+	bolt "go.etcd.io/bbolt"
+)
+
+// ObjectsFile is the store's file inside the data directory.
+const ObjectsFile = "objects.db"
+
+// openTimeout bounds the wait for bbolt's file lock: a second s3cond on the
+// same data directory should fail at once with a clear error, not hang.
+const openTimeout = time.Second
+
+// Server is a running embedded store.
+type Server struct {
+	db       *bolt.DB
+	http     *http.Server
+	endpoint string
+	served   chan error
+}
+
+// Start opens dataDir/objects.db (creating dataDir if needed) and serves
+// gofakes3 on 127.0.0.1 at a free port. It returns once the listener is
+// bound, so connections are accepted from then on. Buckets are created on
+// first use, so clients can upload without a CreateBucket first.
+func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("embedded store: create data dir: %w", err)
+	}
+	path := filepath.Join(dataDir, ObjectsFile)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: openTimeout})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("embedded store: %s is in use by another process", path)
+		}
+		return nil, fmt.Errorf("embedded store: open %s: %w", path, err)
+	}
+	faker := gofakes3.New(s3bolt.New(db),
+		gofakes3.WithAutoBucket(true),
+		gofakes3.WithLogger(zerologAdapter{log: log.With().Str("component", "embedded-s3").Logger()}),
+	)
+
+	var listenConfig net.ListenConfig
+	listener, err := listenConfig.Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("embedded store: listen: %w", err)
+	}
+	s := &Server{
+		db: db,
+		http: &http.Server{
+			Handler:           faker.Server(),
+			ReadHeaderTimeout: 10 * time.Second,
+		},
+		endpoint: "http://" + listener.Addr().String(),
+		served:   make(chan error, 1),
+	}
+	go func() { s.served <- s.http.Serve(listener) }()
+	log.Debug().Str("endpoint", s.endpoint).Str("file", path).Msg("embedded S3 store started")
+	return s, nil
+}
+
+// Endpoint is the store's base URL, "http://127.0.0.1:PORT".
+func (s *Server) Endpoint() string { return s.endpoint }
+
+// Close stops accepting requests, waits for running ones until ctx ends
+// (then cuts them off), and closes the database so another Start on the same
+// directory can open it.
+func (s *Server) Close(ctx context.Context) error {
+	shutdownErr := s.http.Shutdown(ctx)
+	if shutdownErr != nil {
+		_ = s.http.Close()
+	}
+	if err := <-s.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		shutdownErr = errors.Join(shutdownErr, err)
+	}
+	if err := s.db.Close(); err != nil {
+		return errors.Join(shutdownErr, fmt.Errorf("embedded store: close database: %w", err))
+	}
+	if shutdownErr != nil {
+		return fmt.Errorf("embedded store: shutdown: %w", shutdownErr)
+	}
+	return nil
+}
+
+// zerologAdapter routes gofakes3's chatty per-request logging to debug. Its
+// LogErr lines are internal errors such as a request body that stopped
+// mid-way, which s3cond causes on purpose when it withholds the end of an
+// unverified upload, so they are informational, not warnings.
+type zerologAdapter struct {
+	log zerolog.Logger
+}
+
+func (a zerologAdapter) Print(level gofakes3.LogLevel, v ...any) {
+	event := a.log.Debug()
+	if level == gofakes3.LogErr || level == gofakes3.LogWarn {
+		event = a.log.Info()
+	}
+	event.Str("gofakes3_level", string(level)).Msg(strings.TrimSuffix(fmt.Sprintln(v...), "\n"))
+}

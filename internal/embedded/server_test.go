@@ -1,0 +1,151 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+	"github.com/rs/zerolog"
+)
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func startStore(t *testing.T, ctx context.Context, dir string, log zerolog.Logger) *Server {
+	t.Helper()
+	s, err := Start(ctx, dir, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(s.Endpoint(), "http://127.0.0.1:") {
+		t.Fatalf("endpoint %q is not on loopback", s.Endpoint())
+	}
+	return s
+}
+
+func client(endpoint string) *s3.Client {
+	return s3.New(s3.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		UsePathStyle: true,
+		// gofakes3 checks no signature; any key works, as for s3cond's re-signed requests.
+		Credentials:                credentials.NewStaticCredentialsProvider("embedded-test", "embedded-test-secret", ""),
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+	})
+}
+
+func TestObjectsSurviveARestart(t *testing.T) {
+	ctx := testContext(t)
+	dir := t.TempDir()
+	var logs bytes.Buffer
+	log := zerolog.New(&logs).Level(zerolog.DebugLevel)
+
+	first := startStore(t, ctx, dir, log)
+	body := []byte("kept across restarts")
+	// No CreateBucket: buckets appear on first use.
+	_, err := client(first.Endpoint()).PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String("dev-bucket"), Key: aws.String("dir/object.txt"), Body: bytes.NewReader(body),
+	})
+	if err != nil {
+		t.Fatalf("PutObject: %v", err)
+	}
+	if err := first.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := http.Get(first.Endpoint()); err == nil {
+		t.Error("the closed store still answers")
+	}
+
+	second := startStore(t, ctx, dir, log)
+	defer second.Close(ctx)
+	out, err := client(second.Endpoint()).GetObject(ctx, &s3.GetObjectInput{
+		Bucket: aws.String("dev-bucket"), Key: aws.String("dir/object.txt"),
+	})
+	if err != nil {
+		t.Fatalf("GetObject after restart: %v", err)
+	}
+	got, err := io.ReadAll(out.Body)
+	out.Body.Close()
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("GetObject after restart = %q, %v; want %q", got, err, body)
+	}
+	if !strings.Contains(logs.String(), `"component":"embedded-s3"`) || !strings.Contains(logs.String(), `"level":"debug"`) {
+		t.Errorf("gofakes3's logging did not reach zerolog at debug:\n%s", logs.String())
+	}
+}
+
+func TestMissingObjectIsNoSuchKey(t *testing.T) {
+	ctx := testContext(t)
+	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
+	defer s.Close(ctx)
+	_, err := client(s.Endpoint()).HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("dev-bucket"), Key: aws.String("absent")})
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "NotFound" {
+		t.Fatalf("HeadObject of a missing key: %v", err)
+	}
+}
+
+func TestSecondStoreOnTheSameDirectoryFails(t *testing.T) {
+	ctx := testContext(t)
+	dir := t.TempDir()
+	s := startStore(t, ctx, dir, zerolog.Nop())
+	defer s.Close(ctx)
+	_, err := Start(ctx, dir, zerolog.Nop())
+	if err == nil || !strings.Contains(err.Error(), "in use by another process") {
+		t.Fatalf("second Start on %s: %v", dir, err)
+	}
+}
+
+func TestStartCreatesTheDataDirectory(t *testing.T) {
+	ctx := testContext(t)
+	dir := t.TempDir() + "/nested/data"
+	s := startStore(t, ctx, dir, zerolog.Nop())
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// s3cond's default for the embedded store is checksums: forward, which relies
+// on gofakes3 keeping an x-amz-checksum-* header and returning it on GET.
+func TestForwardedChecksumIsReturned(t *testing.T) {
+	ctx := testContext(t)
+	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
+	defer s.Close(ctx)
+	const crc32OfHello = "NhCmhg==" // base64 CRC32 of "hello"
+	put, err := http.NewRequestWithContext(ctx, http.MethodPut, s.Endpoint()+"/dev-bucket/hello", strings.NewReader("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	put.Header.Set("x-amz-checksum-crc32", crc32OfHello)
+	resp, err := http.DefaultClient.Do(put)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT status %d", resp.StatusCode)
+	}
+	out, err := client(s.Endpoint()).GetObject(ctx, &s3.GetObjectInput{
+		Bucket: aws.String("dev-bucket"), Key: aws.String("hello"), ChecksumMode: "ENABLED",
+	})
+	if err != nil {
+		t.Fatalf("GetObject with checksum mode (the SDK validates the checksum): %v", err)
+	}
+	io.Copy(io.Discard, out.Body)
+	out.Body.Close()
+	if aws.ToString(out.ChecksumCRC32) != crc32OfHello {
+		t.Errorf("ChecksumCRC32 = %q, want %q", aws.ToString(out.ChecksumCRC32), crc32OfHello)
+	}
+}
