@@ -1,0 +1,329 @@
+package sigv4
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// canonicalInput is everything the canonical request is built from. It is
+// independent of the signing service so that the generic AWS test suite
+// (service "service") runs through the same code as S3 requests.
+type canonicalInput struct {
+	method        string
+	rawPath       string // path as the client sent it, before any decoding
+	rawQuery      string // query as the client sent it
+	presigned     bool   // leave X-Amz-Signature out of the canonical query
+	header        http.Header
+	host          string
+	contentLength int64    // r.ContentLength; Go keeps it out of Header on client requests
+	transferCodes []string // r.TransferEncoding; Go's server moves it out of Header
+	signedHeaders string   // verbatim signed-headers line
+	headerNames   []string // lowercased names from signedHeaders, in the client's order
+	payloadHash   string
+}
+
+// newCanonicalInput collects the parts of r a canonical request needs.
+func newCanonicalInput(r *http.Request, fields authFields, payloadHash string, presigned bool) canonicalInput {
+	host := r.Host
+	if host == "" && r.URL != nil {
+		host = r.URL.Host
+	}
+	return canonicalInput{
+		method:        r.Method,
+		rawPath:       requestRawPath(r),
+		rawQuery:      r.URL.RawQuery,
+		presigned:     presigned,
+		header:        r.Header,
+		host:          host,
+		contentLength: r.ContentLength,
+		transferCodes: r.TransferEncoding,
+		signedHeaders: fields.signedHeaders,
+		headerNames:   fields.headerNames,
+		payloadHash:   payloadHash,
+	}
+}
+
+// requestRawPath returns the request path byte for byte as the client sent
+// it. Server requests carry it in RequestURI (origin form "/p?q" or absolute
+// form "http://host/p?q"); requests built in-process only have the URL.
+func requestRawPath(r *http.Request) string {
+	uri := r.RequestURI
+	if uri == "" {
+		if r.URL.Opaque != "" {
+			return r.URL.Opaque
+		}
+		return r.URL.EscapedPath()
+	}
+	if i := strings.IndexByte(uri, '?'); i >= 0 {
+		uri = uri[:i]
+	}
+	if !strings.HasPrefix(uri, "/") {
+		if _, afterScheme, ok := strings.Cut(uri, "://"); ok {
+			if i := strings.IndexByte(afterScheme, '/'); i >= 0 {
+				return afterScheme[i:]
+			}
+			return "/"
+		}
+	}
+	return uri
+}
+
+// canonicalRequest builds the SigV4 canonical request. uri is the canonical
+// URI chosen by the caller (see canonicalURI). ok is false when a header the
+// client signed is missing from the request; missing then names it.
+func (in canonicalInput) canonicalRequest(uri string) (request string, missing string, ok bool) {
+	var b strings.Builder
+	b.Grow(256 + len(in.rawQuery) + len(uri))
+	b.WriteString(in.method)
+	b.WriteByte('\n')
+	b.WriteString(uri)
+	b.WriteByte('\n')
+	b.WriteString(canonicalQuery(in.rawQuery, in.presigned))
+	b.WriteByte('\n')
+	for _, name := range in.headerNames {
+		values, found := in.headerValues(name)
+		if !found {
+			return "", name, false
+		}
+		b.WriteString(name)
+		b.WriteByte(':')
+		for i, v := range values {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeTrimmedCollapsed(&b, v)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	b.WriteString(in.signedHeaders)
+	b.WriteByte('\n')
+	b.WriteString(in.payloadHash)
+	return b.String(), "", true
+}
+
+// headerValues returns the values of a signed header, reaching for the
+// fields Go keeps outside Header.
+func (in canonicalInput) headerValues(name string) ([]string, bool) {
+	switch name {
+	case "host":
+		return []string{in.host}, in.host != ""
+	case "content-length":
+		if v, ok := in.header["Content-Length"]; ok {
+			return v, true
+		}
+		if in.contentLength >= 0 {
+			return []string{strconv.FormatInt(in.contentLength, 10)}, true
+		}
+		return nil, false
+	case "transfer-encoding":
+		if v, ok := in.header["Transfer-Encoding"]; ok {
+			return v, true
+		}
+		if len(in.transferCodes) > 0 {
+			return []string{strings.Join(in.transferCodes, ",")}, true
+		}
+		return nil, false
+	}
+	v, ok := in.header[http.CanonicalHeaderKey(name)]
+	if !ok {
+		// Headers set through the map directly keep their original spelling.
+		for key, vals := range in.header {
+			if strings.EqualFold(key, name) {
+				return vals, true
+			}
+		}
+	}
+	return v, ok
+}
+
+// writeTrimmedCollapsed writes v without leading or trailing spaces and with
+// each inner run of spaces collapsed to one, as SigV4's Trimall requires.
+// Obsolete line folding (CRLF followed by spaces) also counts as spaces.
+func writeTrimmedCollapsed(b *strings.Builder, v string) {
+	v = strings.Trim(v, " \t\r\n")
+	pendingSpace := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == ' ' || c == '\r' || c == '\n' {
+			pendingSpace = true
+			continue
+		}
+		if pendingSpace {
+			b.WriteByte(' ')
+			pendingSpace = false
+		}
+		b.WriteByte(c)
+	}
+}
+
+// canonicalURI is S3's canonical URI: the path decoded once and encoded once
+// with UriEncode, keeping '/'. S3 neither removes dot segments nor collapses
+// slashes, and never encodes twice.
+func canonicalURI(rawPath string) string {
+	if rawPath == "" {
+		return "/"
+	}
+	return uriEncode(percentDecode(rawPath, false), false)
+}
+
+// verbatimURI is the path exactly as sent, for clients that sign what they
+// send without re-encoding it (lower-case escapes, raw sub-delimiters).
+func verbatimURI(rawPath string) string {
+	if rawPath == "" {
+		return "/"
+	}
+	return rawPath
+}
+
+// canonicalQuery decodes every name and value of rawQuery and re-encodes them
+// with UriEncode, sorted by name then value. A parameter without '=' has an
+// empty value. presigned drops X-Amz-Signature, which cannot sign itself.
+func canonicalQuery(rawQuery string, presigned bool) string {
+	if rawQuery == "" {
+		return ""
+	}
+	type param struct{ name, value string }
+	params := make([]param, 0, strings.Count(rawQuery, "&")+1)
+	for piece := range strings.SplitSeq(rawQuery, "&") {
+		if piece == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(piece, "=")
+		name = percentDecode(name, true)
+		if presigned && name == querySignature {
+			continue
+		}
+		params = append(params, param{uriEncode(name, true), uriEncode(percentDecode(value, true), true)})
+	}
+	slices.SortFunc(params, func(a, b param) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.value, b.value)
+	})
+	var b strings.Builder
+	b.Grow(len(rawQuery) + 16)
+	for i, p := range params {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(p.name)
+		b.WriteByte('=')
+		b.WriteString(p.value)
+	}
+	return b.String()
+}
+
+// percentDecode decodes %XX escapes; a '%' not followed by two hex digits
+// stays literal (it is then encoded as %25, as S3 does for such keys).
+// In a query, '+' means space (form encoding, as S3 and the AWS SDKs read it).
+func percentDecode(s string, plusIsSpace bool) string {
+	if !strings.ContainsAny(s, "%+") {
+		return s
+	}
+	if !plusIsSpace && !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+		case c == '+' && plusIsSpace:
+			b.WriteByte(' ')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// uriEncode is SigV4's UriEncode: every byte except A-Za-z0-9-_.~ becomes %XX
+// with upper-case hex; '/' stays literal unless encodeSlash.
+func uriEncode(s string, encodeSlash bool) string {
+	needs := false
+	for i := 0; i < len(s); i++ {
+		if !isUnreserved(s[i]) && (encodeSlash || s[i] != '/') {
+			needs = true
+			break
+		}
+	}
+	if !needs {
+		return s
+	}
+	const hexDigits = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(s) * 3)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUnreserved(c) || (!encodeSlash && c == '/') {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&0xF])
+	}
+	return b.String()
+}
+
+func isUnreserved(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '_' || c == '.' || c == '~'
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// stringToSign is the SigV4 string to sign for a canonical request.
+func stringToSign(amzDate time.Time, scope, canonicalRequest string) string {
+	sum := sha256.Sum256([]byte(canonicalRequest))
+	var b strings.Builder
+	b.Grow(len(signingAlgorithm) + len(amzDateLayout) + len(scope) + 2*sha256.Size + 3)
+	b.WriteString(signingAlgorithm)
+	b.WriteByte('\n')
+	b.WriteString(amzDate.UTC().Format(amzDateLayout))
+	b.WriteByte('\n')
+	b.WriteString(scope)
+	b.WriteByte('\n')
+	b.WriteString(hex.EncodeToString(sum[:]))
+	return b.String()
+}
+
+// parseQuery decodes rawQuery the way canonicalQuery does, so that the presign
+// parser and the canonical query agree on how "+" and odd escapes decode.
+// Unlike url.ParseQuery it never fails: S3 accepts such queries.
+func parseQuery(rawQuery string) url.Values {
+	values := make(url.Values)
+	for piece := range strings.SplitSeq(rawQuery, "&") {
+		if piece == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(piece, "=")
+		name = percentDecode(name, true)
+		values[name] = append(values[name], percentDecode(value, true))
+	}
+	return values
+}

@@ -1,0 +1,128 @@
+package sigv4
+
+import (
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/base64"
+	"hash"
+	"hash/crc32"
+	"hash/crc64"
+	"net/http"
+	"strings"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+)
+
+// crc64NVMEPolynomial is the reversed (LSB-first) form of CRC-64/NVME's
+// 0xad93d23594c93659; hash/crc64 works on reflected polynomials and applies
+// the all-ones init and final xor that CRC-64/NVME specifies.
+const crc64NVMEPolynomial = 0x9a6c9329ac4bc9b5
+
+// Tables are computed once and only read afterwards.
+var (
+	castagnoliTable = crc32.MakeTable(crc32.Castagnoli)
+	crc64NVMETable  = crc64.MakeTable(crc64NVMEPolynomial)
+)
+
+// checksumAlgorithm is one x-amz-checksum-* algorithm that S3 accepts.
+type checksumAlgorithm struct {
+	header  string // lower-case header or trailer name, e.g. "x-amz-checksum-crc32"
+	name    string // S3's name in x-amz-sdk-checksum-algorithm and error messages, e.g. "CRC32"
+	size    int    // digest length in bytes
+	newHash func() hash.Hash
+}
+
+// checksumAlgorithms lists every algorithm S3 supports for x-amz-checksum-*.
+var checksumAlgorithms = [...]checksumAlgorithm{
+	{header: "x-amz-checksum-crc32", name: "CRC32", size: crc32.Size, newHash: func() hash.Hash { return crc32.NewIEEE() }},
+	{header: "x-amz-checksum-crc32c", name: "CRC32C", size: crc32.Size, newHash: func() hash.Hash { return crc32.New(castagnoliTable) }},
+	{header: "x-amz-checksum-crc64nvme", name: "CRC64NVME", size: crc64.Size, newHash: func() hash.Hash { return crc64.New(crc64NVMETable) }},
+	{header: "x-amz-checksum-sha1", name: "SHA1", size: sha1.Size, newHash: sha1.New},
+	{header: "x-amz-checksum-sha256", name: "SHA256", size: sha256.Size, newHash: sha256.New},
+}
+
+// checksumByHeader finds the algorithm for a header or trailer name (any case).
+func checksumByHeader(name string) (*checksumAlgorithm, bool) {
+	for i := range checksumAlgorithms {
+		if strings.EqualFold(checksumAlgorithms[i].header, name) {
+			return &checksumAlgorithms[i], true
+		}
+	}
+	return nil, false
+}
+
+// checksumByName finds the algorithm for an x-amz-sdk-checksum-algorithm value (any case).
+func checksumByName(name string) (*checksumAlgorithm, bool) {
+	for i := range checksumAlgorithms {
+		if strings.EqualFold(checksumAlgorithms[i].name, name) {
+			return &checksumAlgorithms[i], true
+		}
+	}
+	return nil, false
+}
+
+// decodeChecksum returns the digest a base64 checksum value carries, or false
+// when the value is not base64 of exactly the algorithm's digest length.
+func (a *checksumAlgorithm) decodeChecksum(value string) ([]byte, bool) {
+	digest, err := base64.StdEncoding.Strict().DecodeString(strings.TrimSpace(value))
+	if err != nil || len(digest) != a.size {
+		return nil, false
+	}
+	return digest, true
+}
+
+// encodedLength is the length of the base64 value for this algorithm.
+func (a *checksumAlgorithm) encodedLength() int { return base64.StdEncoding.EncodedLen(a.size) }
+
+// invalidValueError is S3's answer to a checksum value that does not decode.
+func (a *checksumAlgorithm) invalidValueError(where string) *s3err.Error {
+	return s3err.Newf(s3err.InvalidRequest, "Value for %s %s is invalid.", a.header, where)
+}
+
+// mismatchError is S3's answer when the payload does not match the checksum.
+func (a *checksumAlgorithm) mismatchError() *s3err.Error {
+	return s3err.Newf(s3err.BadDigest, "The %s you specified did not match the calculated checksum.", a.name)
+}
+
+// headerChecksum finds the single x-amz-checksum-* header of a request.
+// S3 refuses more than one with the message used below.
+func headerChecksum(h http.Header) (alg *checksumAlgorithm, digest []byte, value string, err error) {
+	for i := range checksumAlgorithms {
+		candidate := &checksumAlgorithms[i]
+		values := h.Values(candidate.header)
+		if len(values) == 0 {
+			continue
+		}
+		if alg != nil || len(values) > 1 {
+			return nil, nil, "", errMultipleChecksums()
+		}
+		decoded, ok := candidate.decodeChecksum(values[0])
+		if !ok {
+			return nil, nil, "", candidate.invalidValueError("header")
+		}
+		alg, digest, value = candidate, decoded, strings.TrimSpace(values[0])
+	}
+	return alg, digest, value, nil
+}
+
+func errMultipleChecksums() *s3err.Error {
+	return s3err.Newf(s3err.InvalidRequest, "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.")
+}
+
+// contentMD5 decodes a Content-MD5 header; a value that is not base64 of 16
+// bytes is S3's 400 InvalidDigest.
+func contentMD5(h http.Header) ([]byte, error) {
+	values := h.Values("Content-Md5")
+	if len(values) == 0 {
+		return nil, nil
+	}
+	if len(values) > 1 {
+		return nil, s3err.New(s3err.InvalidDigest)
+	}
+	digest, err := base64.StdEncoding.Strict().DecodeString(strings.TrimSpace(values[0]))
+	if err != nil || len(digest) != md5.Size {
+		return nil, s3err.New(s3err.InvalidDigest)
+	}
+	return digest, nil
+}

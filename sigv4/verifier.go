@@ -1,0 +1,435 @@
+// Package sigv4 authenticates clients that sign with AWS Signature Version 4
+// (Authorization header or presigned URL, every S3 payload mode) and re-signs
+// outbound requests for the backend.
+package sigv4
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+)
+
+// Credentials finds the secret of a client access key.
+type Credentials interface {
+	Secret(accessKeyID string) (secret string, ok bool)
+}
+
+// PayloadMode is how the client protected the body (x-amz-content-sha256).
+type PayloadMode int
+
+const (
+	PayloadUnsigned                 PayloadMode = iota // UNSIGNED-PAYLOAD (and presigned URLs)
+	PayloadSHA256                                      // hex SHA-256 of the body
+	PayloadStreamingSigned                             // STREAMING-AWS4-HMAC-SHA256-PAYLOAD
+	PayloadStreamingSignedTrailer                      // STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER
+	PayloadStreamingUnsignedTrailer                    // STREAMING-UNSIGNED-PAYLOAD-TRAILER
+)
+
+// String returns the x-amz-content-sha256 spelling of the mode.
+func (m PayloadMode) String() string {
+	switch m {
+	case PayloadUnsigned:
+		return unsignedPayload
+	case PayloadSHA256:
+		return "SHA256"
+	case PayloadStreamingSigned:
+		return streamingSigned
+	case PayloadStreamingSignedTrailer:
+		return streamingSignedTrailer
+	case PayloadStreamingUnsignedTrailer:
+		return streamingUnsignedTrailer
+	}
+	return "PayloadMode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// isSignedStreaming reports whether chunks carry signatures chained from the
+// request signature.
+func (m PayloadMode) isSignedStreaming() bool {
+	return m == PayloadStreamingSigned || m == PayloadStreamingSignedTrailer
+}
+
+// defaultMaxSkew is S3's tolerance between a request's date and the server clock.
+const defaultMaxSkew = 15 * time.Minute
+
+// Verifier authenticates SigV4-signed S3 requests. It is safe for concurrent
+// use; do not copy it after first use.
+type Verifier struct {
+	Credentials Credentials
+	Region      string           // region clients must sign for; "" accepts any region in the scope
+	Now         func() time.Time // nil means time.Now
+	MaxSkew     time.Duration    // 0 means 15 minutes
+
+	// service is the signing service clients must name; "" means "s3". Tests
+	// of the generic AWS suite set it to "service".
+	service string
+	keys    signingKeyCache
+}
+
+// NewVerifier returns a Verifier for the given client credentials and region.
+func NewVerifier(creds Credentials, region string) *Verifier {
+	return &Verifier{Credentials: creds, Region: region}
+}
+
+// Request is what authentication learned.
+type Request struct {
+	AccessKeyID string
+	Anonymous   bool // neither Authorization header nor X-Amz-Algorithm query: caller decides (AccessDenied unless public)
+	Presigned   bool
+	Mode        PayloadMode
+	Body        *Body // verifying reader of the decoded payload; never nil
+}
+
+// Verify authenticates r (header auth or presigned URL) and returns the
+// verifying body. It never reads the body itself. Errors are *s3err.Error.
+func (v *Verifier) Verify(r *http.Request) (*Request, error) {
+	// A nil *s3err.Error must not become a non-nil error interface.
+	req, err := v.verify(r)
+	if err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+func (v *Verifier) verify(r *http.Request) (*Request, *s3err.Error) {
+	query := parseQuery(r.URL.RawQuery)
+	authorization, hasHeader := r.Header[headerAuthorization]
+	presigned := isPresigned(query)
+	switch {
+	case hasHeader && presigned:
+		return nil, s3err.Newf(s3err.InvalidArgument, "Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified").
+			With("ArgumentName", headerAuthorization).
+			With("ArgumentValue", "null")
+	case hasHeader:
+		if len(authorization) != 1 {
+			return nil, headerMalformed("the request carries more than one Authorization header.")
+		}
+		return v.verifyHeaderAuth(r, authorization[0])
+	case presigned:
+		return v.verifyPresigned(r, query)
+	case query.Has("AWSAccessKeyId") && query.Has("Signature"):
+		// A SigV2 presigned URL; see errUnsupportedAuthMechanism.
+		return nil, errUnsupportedAuthMechanism()
+	}
+	return v.anonymous(r)
+}
+
+// anonymous lets the caller decide about an unsigned request; the body is
+// still checked against any digest the client declared.
+func (v *Verifier) anonymous(r *http.Request) (*Request, *s3err.Error) {
+	mode, digest := PayloadUnsigned, ""
+	if value := r.Header.Get(headerContentSHA256); value != "" {
+		var err *s3err.Error
+		if mode, digest, err = parsePayloadHash(value); err != nil {
+			return nil, err
+		}
+		if mode.isSignedStreaming() {
+			return nil, s3err.Newf(s3err.AccessDenied, "%s requires a signed request", value)
+		}
+	}
+	body, err := newVerifyingBody(r, mode, digest, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Request{Anonymous: true, Mode: mode, Body: body}, nil
+}
+
+func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Request, *s3err.Error) {
+	fields, perr := parseAuthorization(authorization)
+	if perr != nil {
+		return nil, perr
+	}
+	amzDate, rawDate, perr := requestDate(r.Header)
+	if perr != nil {
+		return nil, perr
+	}
+	if perr := v.checkScope(fields.credential, amzDate, headerMalformed); perr != nil {
+		return nil, perr
+	}
+	secret, ok := v.Credentials.Secret(fields.credential.accessKeyID)
+	if !ok {
+		return nil, s3err.New(s3err.InvalidAccessKeyID).With("AWSAccessKeyId", fields.credential.accessKeyID)
+	}
+	now := v.now()
+	if skew := now.Sub(amzDate).Abs(); skew > v.maxSkew() {
+		return nil, s3err.New(s3err.RequestTimeTooSkewed).
+			With("RequestTime", rawDate).
+			With("ServerTime", now.UTC().Format(time.RFC3339)).
+			With("MaxAllowedSkewMilliseconds", strconv.FormatInt(v.maxSkew().Milliseconds(), 10))
+	}
+	if perr := requireSignedHost(fields); perr != nil {
+		return nil, perr
+	}
+	payloadHash := r.Header.Get(headerContentSHA256)
+	if payloadHash == "" {
+		return nil, s3err.Newf(s3err.InvalidRequest, "Missing required header for this request: x-amz-content-sha256")
+	}
+	mode, digest, perr := parsePayloadHash(payloadHash)
+	if perr != nil {
+		return nil, perr
+	}
+	key := v.signingKey(fields.credential, secret)
+	if perr := checkSignature(r, fields, payloadHash, amzDate, key[:], false); perr != nil {
+		return nil, perr
+	}
+	return v.authenticated(r, fields, amzDate, key, mode, digest, false)
+}
+
+func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (*Request, *s3err.Error) {
+	fields, perr := parsePresignQuery(query)
+	if perr != nil {
+		return nil, perr
+	}
+	credentialError := func(detail string) *s3err.Error {
+		return queryParamsError("Error parsing the X-Amz-Credential parameter; " + detail)
+	}
+	if perr := v.checkScope(fields.credential, fields.amzDate, credentialError); perr != nil {
+		return nil, perr
+	}
+	secret, ok := v.Credentials.Secret(fields.credential.accessKeyID)
+	if !ok {
+		return nil, s3err.New(s3err.InvalidAccessKeyID).With("AWSAccessKeyId", fields.credential.accessKeyID)
+	}
+	now := v.now()
+	if fields.amzDate.Sub(now) > v.maxSkew() {
+		return nil, s3err.Newf(s3err.AccessDenied, "Request is not valid yet").
+			With("X-Amz-Date", fields.amzDate.UTC().Format(amzDateLayout)).
+			With("ServerTime", now.UTC().Format(time.RFC3339))
+	}
+	if expiry := fields.amzDate.Add(fields.expires); now.After(expiry) {
+		return nil, s3err.Newf(s3err.AccessDenied, "Request has expired").
+			With("X-Amz-Expires", strconv.FormatInt(int64(fields.expires/time.Second), 10)).
+			With("Expires", expiry.UTC().Format(time.RFC3339)).
+			With("ServerTime", now.UTC().Format(time.RFC3339))
+	}
+	if perr := requireSignedHost(fields.authFields); perr != nil {
+		return nil, perr
+	}
+	// A presigned URL covers no payload unless the client sent (and so
+	// signed, through the canonical request's last line) a payload hash.
+	payloadHash, mode, digest := unsignedPayload, PayloadUnsigned, ""
+	if value := r.Header.Get(headerContentSHA256); value != "" {
+		if mode, digest, perr = parsePayloadHash(value); perr != nil {
+			return nil, perr
+		}
+		payloadHash = value
+	}
+	key := v.signingKey(fields.credential, secret)
+	if perr := checkSignature(r, fields.authFields, payloadHash, fields.amzDate, key[:], true); perr != nil {
+		return nil, perr
+	}
+	return v.authenticated(r, fields.authFields, fields.amzDate, key, mode, digest, true)
+}
+
+// authenticated wraps the body of a request whose signature held.
+func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key [sha256.Size]byte, mode PayloadMode, digest string, presigned bool) (*Request, *s3err.Error) {
+	var chunk *ChunkSigning
+	if mode.isSignedStreaming() {
+		chunk = &ChunkSigning{
+			SigningKey:    key[:],
+			Time:          amzDate,
+			Scope:         fields.credential.scope(),
+			SeedSignature: fields.signature,
+		}
+	}
+	body, err := newVerifyingBody(r, mode, digest, chunk)
+	if err != nil {
+		return nil, err
+	}
+	return &Request{
+		AccessKeyID: fields.credential.accessKeyID,
+		Presigned:   presigned,
+		Mode:        mode,
+		Body:        body,
+	}, nil
+}
+
+func newVerifyingBody(r *http.Request, mode PayloadMode, digest string, chunk *ChunkSigning) (*Body, *s3err.Error) {
+	raw := r.Body
+	if raw == nil {
+		raw = http.NoBody
+	}
+	body, err := NewBody(raw, BodySpec{
+		Mode:          mode,
+		PayloadSHA256: digest,
+		ContentLength: r.ContentLength,
+		Header:        r.Header,
+		Chunk:         chunk,
+	})
+	if err != nil {
+		return nil, s3err.As(err)
+	}
+	return body, nil
+}
+
+// checkScope compares the credential scope with the request date and the
+// verifier's configuration; malformed builds the error in the style of the
+// authentication form (header or query).
+func (v *Verifier) checkScope(c credentialScope, amzDate time.Time, malformed func(string) *s3err.Error) *s3err.Error {
+	if want := amzDate.UTC().Format(scopeDateLayout); c.date != want {
+		return malformed(`Invalid credential date "` + c.date + `". This date is not the same as X-Amz-Date: "` + want + `".`)
+	}
+	if v.Region != "" && c.region != v.Region {
+		return malformed("the region '"+c.region+"' is wrong; expecting '"+v.Region+"'").With("Region", v.Region)
+	}
+	if service := v.signingService(); c.service != service {
+		return malformed(`incorrect service "` + c.service + `". This endpoint belongs to "` + service + `".`)
+	}
+	if c.terminator != scopeTerminator {
+		return malformed(`incorrect terminal "` + c.terminator + `". This endpoint uses "` + scopeTerminator + `".`)
+	}
+	return nil
+}
+
+// requireSignedHost rejects signatures that do not cover Host: without it a
+// signed request could be replayed against any other endpoint. S3 answers
+// this with 403 AccessDenied naming the unsigned header.
+func requireSignedHost(fields authFields) *s3err.Error {
+	for _, name := range fields.headerNames {
+		if name == "host" {
+			return nil
+		}
+	}
+	return s3err.Newf(s3err.AccessDenied, "There were headers present in the request which were not signed").
+		With("HeadersNotSigned", "host")
+}
+
+// checkSignature recomputes the client's signature and compares it in
+// constant time. The canonical URI is S3's (decoded once, UriEncoded once);
+// if that fails and the path as sent differs from it, the path as sent is
+// tried too, for clients that sign exactly what they put on the wire.
+func checkSignature(r *http.Request, fields authFields, payloadHash string, amzDate time.Time, key []byte, presigned bool) *s3err.Error {
+	in := newCanonicalInput(r, fields, payloadHash, presigned)
+	uri := canonicalURI(in.rawPath)
+	canonical, missing, ok := in.canonicalRequest(uri)
+	if !ok {
+		return s3err.New(s3err.SignatureDoesNotMatch).
+			With("AWSAccessKeyId", fields.credential.accessKeyID).
+			With("HeadersNotPresent", missing)
+	}
+	sts := stringToSign(amzDate, fields.credential.scope(), canonical)
+	if signatureMatches(key, sts, fields.signature) {
+		return nil
+	}
+	if verbatim := verbatimURI(in.rawPath); verbatim != uri {
+		altCanonical, _, _ := in.canonicalRequest(verbatim)
+		if signatureMatches(key, stringToSign(amzDate, fields.credential.scope(), altCanonical), fields.signature) {
+			return nil
+		}
+	}
+	return s3err.New(s3err.SignatureDoesNotMatch).
+		With("AWSAccessKeyId", fields.credential.accessKeyID).
+		With("StringToSign", sts).
+		With("SignatureProvided", fields.signature).
+		With("StringToSignBytes", spacedHex(sts)).
+		With("CanonicalRequest", canonical).
+		With("CanonicalRequestBytes", spacedHex(canonical))
+}
+
+// signatureMatches compares the expected signature with the claimed hex in
+// constant time over the raw bytes.
+func signatureMatches(key []byte, stringToSign, claimedHex string) bool {
+	claimed, err := hex.DecodeString(claimedHex)
+	if err != nil {
+		return false
+	}
+	return hmac.Equal(macSHA256(key, stringToSign), claimed)
+}
+
+// spacedHex renders s as S3 does in StringToSignBytes: "41 57 53 ...".
+func spacedHex(s string) string {
+	const digits = "0123456789abcdef"
+	var b strings.Builder
+	b.Grow(len(s) * 3)
+	for i := 0; i < len(s); i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte(digits[s[i]>>4])
+		b.WriteByte(digits[s[i]&0xF])
+	}
+	return b.String()
+}
+
+// requestDate reads X-Amz-Date, or Date when X-Amz-Date is absent, and also
+// returns the value as sent for error messages.
+func requestDate(h http.Header) (time.Time, string, *s3err.Error) {
+	if raw := h.Get(headerAmzDate); raw != "" {
+		t, err := time.Parse(amzDateLayout, raw)
+		if err != nil {
+			return time.Time{}, raw, errNoValidDate()
+		}
+		return t, raw, nil
+	}
+	if raw := h.Get(headerDate); raw != "" {
+		t, err := http.ParseTime(raw)
+		if err != nil {
+			return time.Time{}, raw, errNoValidDate()
+		}
+		return t, raw, nil
+	}
+	return time.Time{}, "", errNoValidDate()
+}
+
+func errNoValidDate() *s3err.Error {
+	return s3err.Newf(s3err.AccessDenied, "AWS authentication requires a valid Date or x-amz-date header")
+}
+
+// parsePayloadHash interprets x-amz-content-sha256. digest is the lower-case
+// hex digest in PayloadSHA256 mode.
+func parsePayloadHash(value string) (mode PayloadMode, digest string, err *s3err.Error) {
+	switch value {
+	case unsignedPayload:
+		return PayloadUnsigned, "", nil
+	case streamingSigned:
+		return PayloadStreamingSigned, "", nil
+	case streamingSignedTrailer:
+		return PayloadStreamingSignedTrailer, "", nil
+	case streamingUnsignedTrailer:
+		return PayloadStreamingUnsignedTrailer, "", nil
+	}
+	if len(value) == 2*sha256.Size {
+		if _, decodeErr := hex.DecodeString(value); decodeErr == nil {
+			return PayloadSHA256, strings.ToLower(value), nil
+		}
+	}
+	return 0, "", s3err.Newf(s3err.InvalidArgument, "x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER or a valid sha256 value.").
+		With("ArgumentName", "x-amz-content-sha256").
+		With("ArgumentValue", value)
+}
+
+func (v *Verifier) signingKey(c credentialScope, secret string) [sha256.Size]byte {
+	return v.keys.get(signingKeyID{
+		accessKeyID: c.accessKeyID,
+		secret:      secret,
+		date:        c.date,
+		region:      c.region,
+		service:     c.service,
+	})
+}
+
+func (v *Verifier) signingService() string {
+	if v.service != "" {
+		return v.service
+	}
+	return serviceS3
+}
+
+func (v *Verifier) now() time.Time {
+	if v.Now != nil {
+		return v.Now()
+	}
+	return time.Now()
+}
+
+func (v *Verifier) maxSkew() time.Duration {
+	if v.MaxSkew > 0 {
+		return v.MaxSkew
+	}
+	return defaultMaxSkew
+}
