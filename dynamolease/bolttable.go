@@ -1,0 +1,199 @@
+package dynamolease
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// BoltTable is a Table in a bbolt file: the embedded lease store for a single
+// s3cond process. Leases survive a restart, so a process that comes back
+// honours the leases it held before it stopped. bbolt locks the file, so
+// only one process can use it; a second one gets an error after a second.
+type BoltTable struct {
+	db *bolt.DB
+}
+
+var leaseBucket = []byte("leases")
+
+// boltOpenTimeout bounds how long OpenBolt waits for another process's lock.
+const boltOpenTimeout = time.Second
+
+// boltRow is a row as stored, with the units a DynamoDB row has.
+type boltRow struct {
+	Generation uint64 `json:"generation"`
+	TimeoutMS  int64  `json:"timeout"`
+	TTL        int64  `json:"ttl"` // epoch seconds; 0 when unset
+	Owner      string `json:"owner,omitempty"`
+	Released   bool   `json:"released,omitempty"`
+}
+
+// OpenBolt opens or creates the lease file at path.
+func OpenBolt(path string) (*BoltTable, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltOpenTimeout})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("open lease file %s: another process holds it (only one s3cond may use an embedded lease file; use DynamoDB for several): %w", path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open lease file %s: %w", path, err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(leaseBucket)
+		return err
+	}); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("prepare lease file %s: %w", path, err)
+	}
+	return &BoltTable{db: db}, nil
+}
+
+// Close closes the file.
+func (b *BoltTable) Close() error { return b.db.Close() }
+
+// Create implements Table. A row whose TTL has passed counts as absent, as
+// if DynamoDB's TTL sweep had removed it.
+func (b *BoltTable) Create(ctx context.Context, r Record) (*Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var existing *Record
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bucket := tx.Bucket(leaseBucket)
+		k := boltKey(r.Path, r.ETag)
+		if current, err := decodeBoltRow(r.Path, r.ETag, bucket.Get(k)); err != nil {
+			return err
+		} else if current != nil && !expired(current, time.Now()) {
+			existing = current
+			return ErrConditionFailed
+		}
+		return putBoltRow(bucket, k, r)
+	})
+	return existing, err
+}
+
+// Replace implements Table.
+func (b *BoltTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var current *Record
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bucket := tx.Bucket(leaseBucket)
+		k := boltKey(r.Path, r.ETag)
+		row, err := decodeBoltRow(r.Path, r.ETag, bucket.Get(k))
+		if err != nil {
+			return err
+		}
+		if row == nil || row.Generation != seen {
+			current = row
+			return ErrConditionFailed
+		}
+		return putBoltRow(bucket, k, r)
+	})
+	return current, err
+}
+
+// Get implements Table.
+func (b *BoltTable) Get(ctx context.Context, path, etag string) (*Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var r *Record
+	err := b.db.View(func(tx *bolt.Tx) error {
+		var err error
+		r, err = decodeBoltRow(path, etag, tx.Bucket(leaseBucket).Get(boltKey(path, etag)))
+		return err
+	})
+	return r, err
+}
+
+// Sweep deletes rows whose TTL passed before now, as DynamoDB's TTL does, so
+// the file does not grow without bound. Call it now and then.
+func (b *BoltTable) Sweep(ctx context.Context, now time.Time) (deleted int, err error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	err = b.db.Update(func(tx *bolt.Tx) error {
+		bucket := tx.Bucket(leaseBucket)
+		var doomed [][]byte
+		err := bucket.ForEach(func(k, v []byte) error {
+			var row boltRow
+			if err := json.Unmarshal(v, &row); err != nil {
+				return fmt.Errorf("decode lease row: %w", err)
+			}
+			if row.TTL != 0 && time.Unix(row.TTL, 0).Before(now) {
+				// Keys are only valid inside the transaction; deleting
+				// while iterating would skip rows.
+				doomed = append(doomed, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range doomed {
+			if err := bucket.Delete(k); err != nil {
+				return err
+			}
+		}
+		deleted = len(doomed)
+		return nil
+	})
+	return deleted, err
+}
+
+func expired(r *Record, now time.Time) bool { return !r.TTL.IsZero() && r.TTL.Before(now) }
+
+// boltKey length-prefixes the path so no path/etag pair can collide with
+// another.
+func boltKey(path, etag string) []byte {
+	k := binary.AppendUvarint(nil, uint64(len(path)))
+	k = append(k, path...)
+	return append(k, etag...)
+}
+
+func putBoltRow(bucket *bolt.Bucket, k []byte, r Record) error {
+	r = normalise(r)
+	row := boltRow{
+		Generation: r.Generation,
+		TimeoutMS:  r.Timeout.Milliseconds(),
+		Owner:      r.Owner,
+		Released:   r.Released,
+	}
+	if !r.TTL.IsZero() {
+		row.TTL = r.TTL.Unix()
+	}
+	v, err := json.Marshal(row)
+	if err != nil {
+		return fmt.Errorf("encode lease row: %w", err)
+	}
+	return bucket.Put(k, v)
+}
+
+func decodeBoltRow(path, etag string, v []byte) (*Record, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var row boltRow
+	if err := json.Unmarshal(v, &row); err != nil {
+		return nil, fmt.Errorf("decode lease row %q %q: %w", path, etag, err)
+	}
+	r := &Record{
+		Path:       path,
+		ETag:       etag,
+		Generation: row.Generation,
+		Timeout:    time.Duration(row.TimeoutMS) * time.Millisecond,
+		Owner:      row.Owner,
+		Released:   row.Released,
+	}
+	if row.TTL != 0 {
+		r.TTL = time.Unix(row.TTL, 0)
+	}
+	return r, nil
+}

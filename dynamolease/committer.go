@@ -1,0 +1,343 @@
+package dynamolease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Committer takes leases from one Table for one process. It is safe for
+// concurrent use; use one per process and table, so that its local queue
+// sees every contender of the process.
+type Committer struct {
+	table    Table
+	opts     Options
+	log      zerolog.Logger
+	local    *localQueue
+	attempts atomic.Uint64 // makes each Acquire's owner attribute unique
+}
+
+// NewCommitter returns a Committer on t; zero fields of opts take defaults.
+func NewCommitter(t Table, opts Options, log zerolog.Logger) *Committer {
+	return &Committer{table: t, opts: opts.withDefaults(), log: log, local: newLocalQueue()}
+}
+
+// Options returns the options in force, defaults filled in.
+func (c *Committer) Options() Options { return c.opts }
+
+// attempt is one Acquire call.
+type attempt struct {
+	key       localKey
+	owner     string // Options.Owner plus a per-attempt suffix, so a row we wrote is recognisable
+	budgetEnd time.Time
+	check     func(context.Context) error
+	state     *keyState
+}
+
+// Acquire takes the lease on (path, etag). etag is the expected ETag as S3
+// returns it (quotes included), or "*" for a create.
+//
+// check re-evaluates the caller's precondition against the backend; nil
+// means none. Acquire calls it every PollInterval while another holder's
+// lease is live, returning its error unchanged the moment it fails, and
+// always once more after the lease is held (SPEC §3 step 4): if that last
+// check fails, Acquire releases the lease and returns the check's error
+// unchanged.
+//
+// Other errors: ErrWaitBudgetExceeded (wrapped) when another holder kept the
+// lease past Options.WaitBudget; *StoreError when the table failed; the
+// context's error when ctx ended.
+func (c *Committer) Acquire(ctx context.Context, path, etag string, check func(context.Context) error) (*Lease, error) {
+	a := &attempt{
+		key:       localKey{path, etag},
+		owner:     c.opts.Owner + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
+		budgetEnd: time.Now().Add(c.opts.WaitBudget),
+		check:     check,
+	}
+	a.state = c.local.join(a.key)
+	me := &turn{}
+	hasTurn, bypassed, err := c.waitForLocalTurn(ctx, a, me)
+	if err != nil {
+		c.local.leave(a.key, a.state)
+		return nil, err
+	}
+	if !hasTurn {
+		me = nil
+	}
+	lease, err := c.acquireFromTable(ctx, a, bypassed)
+	if err != nil {
+		c.local.endTurn(a.state, me)
+		c.local.leave(a.key, a.state)
+		return nil, err
+	}
+	lease.turn = me
+	c.local.holding(a.state, me, lease.held())
+
+	if check != nil {
+		if err := check(ctx); err != nil {
+			relCtx, cancel := c.cleanupContext(ctx)
+			relErr := lease.Release(relCtx)
+			cancel()
+			if relErr != nil {
+				c.log.Warn().Err(relErr).Str("path", path).Str("etag", etag).
+					Msg("release after a failed precondition re-check failed; the lease expires on its own")
+			}
+			return nil, err
+		}
+	}
+	return lease, nil
+}
+
+// Do runs op holding the lease on (path, etag): Acquire, op, Release. The
+// lease is released whether op returns an error or panics. Do returns op's
+// error (or Acquire's): a failed release does not undo a write that
+// happened, so it is logged, not returned; the row then expires on its own.
+func (c *Committer) Do(ctx context.Context, path, etag string, check func(context.Context) error, op func(context.Context, *Lease) error) error {
+	lease, err := c.Acquire(ctx, path, etag, check)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		relCtx, cancel := c.cleanupContext(ctx)
+		defer cancel()
+		if err := lease.Release(relCtx); err != nil {
+			ev := c.log.Warn()
+			if errors.Is(err, ErrLeaseLost) {
+				ev = c.log.Error()
+			}
+			ev.Err(err).Str("path", path).Str("etag", etag).Uint64("generation", lease.Generation()).
+				Msg("lease release failed; if the lease was lost the write may have raced another")
+		}
+	}()
+	return op(ctx, lease)
+}
+
+// cleanupContext outlives the caller's cancellation, so a lease is released
+// even when the client went away, but is still bounded.
+func (c *Committer) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), c.opts.Timeout)
+}
+
+// waitForLocalTurn queues behind any goroutine of this process that is
+// acquiring or holding the same key. It returns false, with the stale
+// holder's lease, when it gave up queueing because that lease went stale (a
+// leaked lease must not block this process longer than it would block
+// another one); the table protocol then decides.
+func (c *Committer) waitForLocalTurn(ctx context.Context, a *attempt, me *turn) (bool, *heldLease, error) {
+	nextCheck := time.Now().Add(c.opts.PollInterval)
+	for {
+		ok, changed, held := c.local.takeTurn(a.state, me)
+		if ok {
+			return true, nil, nil
+		}
+		now := time.Now()
+		if !held.staleAt.IsZero() && !now.Before(held.staleAt) {
+			return false, &held, nil
+		}
+		wake := earliest(nextCheck, a.budgetEnd, held.staleAt)
+		if err := sleepUntil(ctx, wake, changed); err != nil {
+			return false, nil, err
+		}
+		now = time.Now()
+		if !now.Before(a.budgetEnd) {
+			return false, nil, c.budgetExceeded(a)
+		}
+		if !now.Before(nextCheck) {
+			if err := a.runCheck(ctx); err != nil {
+				return false, nil, err
+			}
+			nextCheck = now.Add(c.opts.PollInterval)
+		}
+	}
+}
+
+// acquireFromTable runs steps 2–3 of SPEC §3 against the table. stale, when
+// set, is a lease of this process that went stale: if the row still shows
+// it, this process has seen that generation since it wrote it.
+func (c *Committer) acquireFromTable(ctx context.Context, a *attempt, stale *heldLease) (*Lease, error) {
+	var (
+		row       *Record // the row as last read; nil when it has to be (re)created
+		tryCreate = true
+		seenGen   uint64
+		firstSeen time.Time // monotonic time seenGen was first seen; zero before any row
+	)
+	nextCheck := time.Now().Add(c.opts.PollInterval)
+	for {
+		if tryCreate {
+			tryCreate = false
+			lease, existing, err := c.create(ctx, a)
+			if err != nil || lease != nil {
+				return lease, err
+			}
+			if existing == nil {
+				// Some DynamoDB implementations (dynalite) return no item
+				// with a failed condition.
+				if existing, err = c.get(ctx, a); err != nil {
+					return nil, err
+				}
+			}
+			row = existing
+		}
+		if row != nil {
+			if firstSeen.IsZero() || row.Generation != seenGen {
+				seenGen, firstSeen = row.Generation, time.Now()
+				if stale != nil && row.Generation == stale.generation && row.Owner == stale.owner {
+					firstSeen = stale.acquired
+				}
+			}
+			if row.Released || time.Since(firstSeen) >= c.opts.staleAfter(row.Timeout) {
+				lease, current, err := c.takeOver(ctx, a, seenGen)
+				if err != nil || lease != nil {
+					return lease, err
+				}
+				row, tryCreate = current, current == nil
+				if current == nil || current.Generation != seenGen {
+					continue
+				}
+				// A table that refuses a takeover yet shows the generation
+				// we conditioned on must not make us spin: watch it afresh.
+				firstSeen = time.Now()
+			}
+		}
+
+		wake := earliest(nextCheck, a.budgetEnd)
+		if row != nil {
+			wake = earliest(wake, firstSeen.Add(c.opts.staleAfter(row.Timeout)))
+		}
+		if err := sleepUntil(ctx, wake, c.local.changedChan(a.state)); err != nil {
+			return nil, err
+		}
+		now := time.Now()
+		if row != nil && !row.Released && now.Sub(firstSeen) >= c.opts.staleAfter(row.Timeout) {
+			continue // the takeover is due; it needs no fresh read
+		}
+		if !now.Before(a.budgetEnd) {
+			return nil, c.budgetExceeded(a)
+		}
+		if !now.Before(nextCheck) {
+			if err := a.runCheck(ctx); err != nil {
+				return nil, err
+			}
+			nextCheck = now.Add(c.opts.PollInterval)
+		}
+		current, err := c.get(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		row, tryCreate = current, current == nil
+	}
+}
+
+// create writes generation 0. It returns the lease, or the existing row
+// (possibly nil) when someone has it.
+func (c *Committer) create(ctx context.Context, a *attempt) (*Lease, *Record, error) {
+	r := c.record(a, 0, false)
+	sentAt := time.Now()
+	existing, err := c.table.Create(ctx, r)
+	if err == nil || wroteIt(existing, r) {
+		return c.newLease(a, r, sentAt), nil, nil
+	}
+	if !errors.Is(err, ErrConditionFailed) {
+		return nil, nil, c.storeError(ctx, "create", err)
+	}
+	return nil, existing, nil
+}
+
+// takeOver writes seen+1 if the row still has generation seen.
+func (c *Committer) takeOver(ctx context.Context, a *attempt, seen uint64) (*Lease, *Record, error) {
+	r := c.record(a, seen+1, false)
+	sentAt := time.Now()
+	current, err := c.table.Replace(ctx, r, seen)
+	if err == nil || wroteIt(current, r) {
+		c.log.Debug().Str("path", a.key.path).Str("etag", a.key.etag).Uint64("generation", r.Generation).
+			Msg("took over lease")
+		return c.newLease(a, r, sentAt), nil, nil
+	}
+	if !errors.Is(err, ErrConditionFailed) {
+		return nil, nil, c.storeError(ctx, "replace", err)
+	}
+	return nil, current, nil
+}
+
+func (c *Committer) get(ctx context.Context, a *attempt) (*Record, error) {
+	r, err := c.table.Get(ctx, a.key.path, a.key.etag)
+	if err != nil {
+		return nil, c.storeError(ctx, "get", err)
+	}
+	return r, nil
+}
+
+// wroteIt tells whether a row reported by a failed conditional write is the
+// one we tried to write: an SDK retry of a write whose first attempt landed
+// fails its condition against our own row.
+func wroteIt(current *Record, attempted Record) bool {
+	return current != nil && current.Owner == attempted.Owner && current.Generation == attempted.Generation &&
+		current.Released == attempted.Released
+}
+
+func (c *Committer) record(a *attempt, generation uint64, released bool) Record {
+	return Record{
+		Path:       a.key.path,
+		ETag:       a.key.etag,
+		Generation: generation,
+		Timeout:    c.opts.Timeout,
+		TTL:        time.Now().Add(c.opts.TTL),
+		Owner:      a.owner,
+		Released:   released,
+	}
+}
+
+func (c *Committer) storeError(ctx context.Context, op string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("lease table %s: %w", op, ctxErr)
+	}
+	var se *StoreError
+	if errors.As(err, &se) {
+		return err
+	}
+	return &StoreError{Op: op, Err: err}
+}
+
+func (c *Committer) budgetExceeded(a *attempt) error {
+	return fmt.Errorf("%w: waited %s for the lease on %q (etag %s)", ErrWaitBudgetExceeded, c.opts.WaitBudget, a.key.path, a.key.etag)
+}
+
+func (a *attempt) runCheck(ctx context.Context) error {
+	if a.check == nil {
+		return nil
+	}
+	return a.check(ctx)
+}
+
+// sleepUntil waits until t, until wake is closed, or until ctx ends.
+func sleepUntil(ctx context.Context, t time.Time, wake <-chan struct{}) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-wake:
+	case <-timer.C:
+	}
+	return nil
+}
+
+// earliest returns the earliest non-zero time.
+func earliest(first time.Time, rest ...time.Time) time.Time {
+	out := first
+	for _, t := range rest {
+		if !t.IsZero() && (out.IsZero() || t.Before(out)) {
+			out = t
+		}
+	}
+	return out
+}

@@ -1,0 +1,41 @@
+// Package dynamolease is s3cond's lease protocol (SPEC §3): before a
+// conditional write on a key, a proxy takes a lease on (path, expected ETag)
+// in a table that every proxy, and any Apache arrow-rs object_store client
+// configured with the same DynamoDB table, shares.
+//
+// # Record schema
+//
+// One row per (path, etag), the schema of arrow-rs's DynamoDB commit table:
+//
+//   - path (S, partition key): "<bucket>/<key>" for s3cond;
+//   - etag (S, sort key): the expected ETag exactly as S3 returns it in the
+//     ETag header, surrounding double quotes included (e.g. "\"9b2cf5...\""),
+//     or "*" for a create. arrow-rs writes the ETag it read from a HEAD
+//     response unchanged, so both writers meet on the same row;
+//   - generation (N): bumped by every takeover and renewal;
+//   - timeout (N): lease length in milliseconds, as the holder chose it;
+//   - ttl (N): epoch seconds after which DynamoDB's TTL may remove the row;
+//   - owner (S), released (BOOL): s3cond's additions. arrow-rs neither writes
+//     nor reads them, so a row it wrote reads as unreleased with no owner.
+//
+// # Protocol
+//
+// Acquire creates the row with generation 0. If it exists, the caller waits
+// while the holder's lease is live, re-checking its precondition every poll
+// interval, and takes the row over (generation+1, conditional on the
+// generation it saw) once timeout × MaxClockSkewRate has passed on the local
+// monotonic clock since it first saw that generation, or at once if the holder
+// marked it released. Holding the lease it re-checks the precondition once
+// more: that re-check is what makes taking over a released lease safe.
+// Records are never deleted (TTL removes them): deleting one would let a
+// writer that checked the object before the last write landed take a fresh
+// lease and overwrite it.
+//
+// Waiters in one process on the same key queue locally, so only one of them
+// talks to the table, and are woken the moment a local holder releases.
+//
+// A lease is only as safe as its margins: the backend cannot check a fencing
+// token, so a holder must finish its write before Lease.Deadline (measured
+// from a time read before the table request was sent) and renew, or stop,
+// before then.
+package dynamolease

@@ -1,0 +1,229 @@
+package dynamolease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DynamoAPI is the part of the DynamoDB client the lease table uses;
+// *dynamodb.Client implements it, and tests can put a fake in its place.
+type DynamoAPI interface {
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
+	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+}
+
+// Attribute names of a lease row (see the package documentation).
+const (
+	attrPath       = "path"
+	attrETag       = "etag"
+	attrGeneration = "generation"
+	attrTimeout    = "timeout"
+	attrTTL        = "ttl"
+	attrOwner      = "owner"
+	attrReleased   = "released"
+)
+
+// DefaultCallTimeout bounds each DynamoDB call, retries included, so an
+// unreachable table turns into a StoreError quickly.
+const DefaultCallTimeout = 3 * time.Second
+
+// DynamoTable is a Table on a DynamoDB table (or moto, or dynalite), shared
+// with arrow-rs object_store's DynamoDB commit protocol.
+type DynamoTable struct {
+	client      DynamoAPI
+	name        string
+	callTimeout time.Duration
+}
+
+// DynamoOption tunes a DynamoTable.
+type DynamoOption func(*DynamoTable)
+
+// WithCallTimeout sets the bound on each DynamoDB call (default
+// DefaultCallTimeout).
+func WithCallTimeout(d time.Duration) DynamoOption {
+	return func(t *DynamoTable) { t.callTimeout = d }
+}
+
+// NewDynamoTable returns the lease table named tableName.
+func NewDynamoTable(client DynamoAPI, tableName string, opts ...DynamoOption) *DynamoTable {
+	t := &DynamoTable{client: client, name: tableName, callTimeout: DefaultCallTimeout}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// Create implements Table with PutItem conditional on attribute_not_exists.
+// When the condition fails it returns the row DynamoDB sent back
+// (ReturnValuesOnConditionCheckFailure=ALL_OLD), or reads it with a
+// consistent GetItem when the server sent none (dynalite).
+func (t *DynamoTable) Create(ctx context.Context, r Record) (*Record, error) {
+	return t.put(ctx, r, "attribute_not_exists(#pk)", nil)
+}
+
+// Replace implements Table with PutItem conditional on the generation, the
+// condition arrow-rs uses for a takeover.
+func (t *DynamoTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
+	return t.put(ctx, r, "attribute_exists(#pk) AND #gen = :seen", map[string]types.AttributeValue{
+		":seen": number(seen),
+	})
+}
+
+func (t *DynamoTable) put(ctx context.Context, r Record, condition string, values map[string]types.AttributeValue) (*Record, error) {
+	callCtx, cancel := context.WithTimeout(ctx, t.callTimeout)
+	defer cancel()
+	names := map[string]string{"#pk": attrPath}
+	if values != nil {
+		names["#gen"] = attrGeneration
+	}
+	_, err := t.client.PutItem(callCtx, &dynamodb.PutItemInput{
+		TableName:                           aws.String(t.name),
+		Item:                                encodeItem(r),
+		ConditionExpression:                 aws.String(condition),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err == nil {
+		return nil, nil
+	}
+	var failed *types.ConditionalCheckFailedException
+	if !errors.As(err, &failed) {
+		return nil, fmt.Errorf("put lease %q %q in %s: %w", r.Path, r.ETag, t.name, err)
+	}
+	if len(failed.Item) > 0 {
+		current, err := decodeItem(failed.Item)
+		if err != nil {
+			return nil, err
+		}
+		return current, ErrConditionFailed
+	}
+	current, err := t.Get(ctx, r.Path, r.ETag)
+	if err != nil {
+		return nil, err
+	}
+	return current, ErrConditionFailed
+}
+
+// Get implements Table with a strongly consistent GetItem.
+func (t *DynamoTable) Get(ctx context.Context, path, etag string) (*Record, error) {
+	callCtx, cancel := context.WithTimeout(ctx, t.callTimeout)
+	defer cancel()
+	out, err := t.client.GetItem(callCtx, &dynamodb.GetItemInput{
+		TableName:      aws.String(t.name),
+		Key:            map[string]types.AttributeValue{attrPath: str(path), attrETag: str(etag)},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get lease %q %q from %s: %w", path, etag, t.name, err)
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return decodeItem(out.Item)
+}
+
+func encodeItem(r Record) map[string]types.AttributeValue {
+	r = normalise(r)
+	item := map[string]types.AttributeValue{
+		attrPath:       str(r.Path),
+		attrETag:       str(r.ETag),
+		attrGeneration: number(r.Generation),
+		attrTimeout:    number(uint64(r.Timeout.Milliseconds())),
+		attrReleased:   &types.AttributeValueMemberBOOL{Value: r.Released},
+	}
+	if !r.TTL.IsZero() {
+		item[attrTTL] = &types.AttributeValueMemberN{Value: strconv.FormatInt(r.TTL.Unix(), 10)}
+	}
+	if r.Owner != "" {
+		item[attrOwner] = str(r.Owner)
+	}
+	return item
+}
+
+// decodeItem reads a row, including one arrow-rs wrote (no owner, no
+// released flag).
+func decodeItem(item map[string]types.AttributeValue) (*Record, error) {
+	var r Record
+	var err error
+	if r.Path, err = stringAttr(item, attrPath); err != nil {
+		return nil, err
+	}
+	if r.ETag, err = stringAttr(item, attrETag); err != nil {
+		return nil, err
+	}
+	if r.Generation, err = uintAttr(item, attrGeneration); err != nil {
+		return nil, err
+	}
+	ms, err := uintAttr(item, attrTimeout)
+	if err != nil {
+		return nil, err
+	}
+	r.Timeout = time.Duration(ms) * time.Millisecond
+	if _, ok := item[attrTTL]; ok {
+		epoch, err := intAttr(item, attrTTL)
+		if err != nil {
+			return nil, err
+		}
+		r.TTL = time.Unix(epoch, 0)
+	}
+	if v, ok := item[attrOwner].(*types.AttributeValueMemberS); ok {
+		r.Owner = v.Value
+	}
+	if v, ok := item[attrReleased].(*types.AttributeValueMemberBOOL); ok {
+		r.Released = v.Value
+	}
+	return &r, nil
+}
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func number(n uint64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatUint(n, 10)}
+}
+
+func stringAttr(item map[string]types.AttributeValue, name string) (string, error) {
+	v, ok := item[name].(*types.AttributeValueMemberS)
+	if !ok {
+		return "", fmt.Errorf("lease row: attribute %q missing or not a string", name)
+	}
+	return v.Value, nil
+}
+
+func uintAttr(item map[string]types.AttributeValue, name string) (uint64, error) {
+	v, ok := item[name].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, fmt.Errorf("lease row: attribute %q missing or not a number", name)
+	}
+	n, err := strconv.ParseUint(v.Value, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("lease row: attribute %q: %w", name, err)
+	}
+	return n, nil
+}
+
+func intAttr(item map[string]types.AttributeValue, name string) (int64, error) {
+	v, ok := item[name].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, fmt.Errorf("lease row: attribute %q not a number", name)
+	}
+	n, err := strconv.ParseInt(v.Value, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("lease row: attribute %q: %w", name, err)
+	}
+	return n, nil
+}
+
+// Name is the DynamoDB table's name.
+func (t *DynamoTable) Name() string { return t.name }

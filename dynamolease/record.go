@@ -1,0 +1,72 @@
+package dynamolease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Record is one lease row (see the package documentation for its schema).
+type Record struct {
+	Path, ETag string
+	Generation uint64
+	Timeout    time.Duration // stored in whole milliseconds
+	TTL        time.Time     // when the table may remove the row; stored in whole seconds
+	Owner      string
+	Released   bool
+}
+
+// Table is the smallest store that can carry the protocol. Implementations
+// must make Create and Replace atomic against each other and give Get strong
+// consistency.
+type Table interface {
+	// Create writes r if no row (r.Path, r.ETag) exists. If one does, it
+	// returns that row and ErrConditionFailed; the row may be nil when it
+	// vanished between the failed write and the read that followed it.
+	Create(ctx context.Context, r Record) (existing *Record, err error)
+	// Replace writes r if the row exists and its generation is seen. If not,
+	// it returns the current row (nil if none) and ErrConditionFailed.
+	Replace(ctx context.Context, r Record, seen uint64) (current *Record, err error)
+	// Get reads a row with strong consistency; nil, nil when absent.
+	Get(ctx context.Context, path, etag string) (*Record, error)
+}
+
+// ErrConditionFailed is what a Table returns when a conditional write lost.
+var ErrConditionFailed = errors.New("dynamolease: condition failed")
+
+// ErrWaitBudgetExceeded means another holder kept the lease for longer than
+// Options.WaitBudget; the proxy answers 409 ConditionalRequestConflict.
+var ErrWaitBudgetExceeded = errors.New("dynamolease: another conditional write on this key is still in progress")
+
+// ErrLeaseLost means a renewal or release found that someone else took the
+// lease over: the holder's write may race with theirs.
+var ErrLeaseLost = errors.New("dynamolease: lease lost")
+
+// StoreError means the lease table itself failed (unreachable, throttled,
+// malformed row); the proxy answers 503.
+type StoreError struct {
+	Op  string // "create", "replace" (takeover), "get", "renew", "release"
+	Err error
+}
+
+func (e *StoreError) Error() string { return fmt.Sprintf("lease table %s: %v", e.Op, e.Err) }
+func (e *StoreError) Unwrap() error { return e.Err }
+
+func (r *Record) clone() *Record {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	return &c
+}
+
+// normalise rounds r to what a DynamoDB row can carry (milliseconds of
+// timeout, seconds of TTL), so every Table returns the same values.
+func normalise(r Record) Record {
+	r.Timeout = r.Timeout.Truncate(time.Millisecond)
+	if !r.TTL.IsZero() {
+		r.TTL = time.Unix(r.TTL.Unix(), 0)
+	}
+	return r
+}
