@@ -1,0 +1,14 @@
+# s3cond: built with go build steps only (no CGO), run as a static binary.
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=dev
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/s3cond ./cmd/s3cond
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/s3cond /usr/local/bin/s3cond
+EXPOSE 9000
+ENTRYPOINT ["/usr/local/bin/s3cond"]
+CMD ["serve", "--config", "/etc/s3cond/config.yaml"]

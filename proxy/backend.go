@@ -1,0 +1,113 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/precondition"
+)
+
+// Backend is the S3-compatible storage behind s3cond.
+type Backend struct {
+	// Endpoint is the storage's base URL.
+	Endpoint *url.URL
+	// VirtualHosted addresses buckets as <bucket>.<endpoint host>.
+	VirtualHosted bool
+	// Buckets maps a client bucket name to the backend's; names not in it
+	// are kept.
+	Buckets map[string]string
+	// Client sends requests to the backend. Its Transport must re-sign them
+	// (sigv4.NewResigner); s3cond never forwards a client's signature.
+	Client *http.Client
+	// ForwardChecksums passes verified x-amz-checksum-* values on; otherwise
+	// they are dropped after verification (stores that reject them).
+	ForwardChecksums bool
+	// NativeConditional forwards If-Match / If-None-Match writes as they are
+	// and takes no lease: the store enforces them itself.
+	NativeConditional bool
+}
+
+// BackendBucket maps a client bucket to the backend's name for it.
+func (b *Backend) BackendBucket(bucket string) string {
+	if mapped, ok := b.Buckets[bucket]; ok {
+		return mapped
+	}
+	return bucket
+}
+
+// URL builds the backend URL for bucket (client name) and rawKey (escaped as
+// the client sent it), with rawQuery kept byte for byte.
+func (b *Backend) URL(bucket, rawKey, rawQuery string) *url.URL {
+	u := *b.Endpoint
+	base := strings.TrimSuffix(u.EscapedPath(), "/")
+	var rawPath string
+	switch {
+	case bucket == "":
+		rawPath = base + "/"
+	case b.VirtualHosted:
+		u.Host = b.BackendBucket(bucket) + "." + u.Host
+		rawPath = base + "/" + rawKey
+	default:
+		rawPath = base + "/" + url.PathEscape(b.BackendBucket(bucket))
+		if rawKey != "" {
+			rawPath += "/" + rawKey
+		}
+	}
+	u.RawPath = rawPath
+	// rawKey was checked to unescape when the request was routed.
+	u.Path, _ = url.PathUnescape(rawPath)
+	u.RawQuery = rawQuery
+	return &u
+}
+
+// head reads the current state of an object on the backend.
+func (b *Backend) head(ctx context.Context, t target) (precondition.ObjectState, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, b.URL(t.Bucket, t.RawKey, "").String(), nil)
+	if err != nil {
+		return precondition.ObjectState{}, fmt.Errorf("build HEAD %s/%s: %w", t.Bucket, t.Key, err)
+	}
+	req.URL = b.URL(t.Bucket, t.RawKey, "")
+	resp, err := b.Client.Do(req)
+	if err != nil {
+		return precondition.ObjectState{}, backendError(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		return precondition.ObjectState{Exists: true, ETag: resp.Header.Get("ETag")}, nil
+	case resp.StatusCode == http.StatusNotFound:
+		return precondition.ObjectState{}, nil
+	case resp.StatusCode == http.StatusForbidden:
+		return precondition.ObjectState{}, s3err.Newf(s3err.AccessDenied, "The backend refused s3cond's HEAD of the object.")
+	default:
+		return precondition.ObjectState{}, s3err.Newf(s3err.BadGateway, "The backend answered HEAD with status %d.", resp.StatusCode)
+	}
+}
+
+// backendError turns a transport failure into the S3 error a client sees:
+// 503 when the backend cannot be reached at all (retrying later may work),
+// 502 when it broke off mid-exchange.
+func backendError(err error) *s3err.Error {
+	var s3e *s3err.Error
+	if errors.As(err, &s3e) {
+		return s3e
+	}
+	if errors.Is(err, context.Canceled) {
+		return s3err.Wrap(s3err.InternalError, err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "connection refused") || strings.Contains(msg, "no such host") ||
+		strings.Contains(msg, "i/o timeout") || strings.Contains(msg, "dial") {
+		e := s3err.Newf(s3err.ServiceUnavailable, "The backend storage is unreachable.")
+		e.Cause = err
+		return e
+	}
+	return s3err.Wrap(s3err.BadGateway, err)
+}

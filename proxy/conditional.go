@@ -1,0 +1,248 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/precondition"
+)
+
+// errETagMoved means the object changed between choosing a lease and
+// holding it, for a condition (If-Match: * or a list) that still holds: the
+// write must lease the new ETag instead, or it could interleave with a
+// compare-and-swap on that ETag.
+var errETagMoved = errors.New("object ETag changed while the lease was sought")
+
+// maxETagMoves bounds how often a write follows a moving ETag before it
+// answers 409 like a conflicting write in progress.
+const maxETagMoves = 5
+
+// releaseTimeout bounds marking a lease released once the client is gone.
+const releaseTimeout = 5 * time.Second
+
+// serveConditional handles PutObject, CopyObject, CompleteMultipartUpload
+// and DeleteObject carrying If-Match / If-None-Match. It returns false when
+// the call has no condition and should simply be forwarded.
+func (p *Proxy) serveConditional(c *call) bool {
+	var conds precondition.Conditions
+	var err error
+	if c.op == DeleteObject {
+		conds, err = precondition.ParseDelete(c.r.Header)
+	} else {
+		conds, err = precondition.ParseWrite(c.r.Header)
+	}
+	if err != nil {
+		p.fail(c, err)
+		return true
+	}
+	if !conds.Active() {
+		return false
+	}
+	if p.backend.NativeConditional {
+		p.forward(c, p.clientBody(c))
+		return true
+	}
+	if p.leases == nil {
+		p.fail(c, s3err.Newf(s3err.NotImplemented, "Conditional writes need a lease store, and none is configured."))
+		return true
+	}
+
+	ctx := c.r.Context()
+	// Fail fast (SPEC §3 step 1): no body is read for a write that cannot succeed.
+	state, err := p.backend.head(ctx, c.target)
+	if err != nil {
+		p.fail(c, err)
+		return true
+	}
+	if err := conds.Evaluate(state); err != nil {
+		p.fail(c, err)
+		return true
+	}
+
+	holder := &leaseHolder{p: p, c: c}
+	defer holder.release()
+	spec := p.clientBody(c)
+	spec.stripConditions = true
+	acquire := func() error { return holder.acquire(conds, &state) }
+	if c.op == PutObject || c.op == CompleteMultipartUpload {
+		// The body streams to the backend while the lease is sought; its
+		// final byte waits for the lease and the re-check (SPEC §4).
+		spec.gate = acquire
+	} else if err := acquire(); err != nil {
+		p.fail(c, err)
+		return true
+	}
+	spec.ctx = holder.writeContext(ctx)
+	p.forward(c, spec)
+	return true
+}
+
+// leaseHolder owns the lease of one conditional write: it acquires it (from
+// the body's gate or before the request), keeps it alive while the write
+// runs, and releases it when the handler ends, whatever happened.
+type leaseHolder struct {
+	p *Proxy
+	c *call
+
+	mu       sync.Mutex
+	lease    *dynamolease.Lease
+	stopKeep func()
+	released bool
+	cancel   context.CancelFunc
+	ctx      context.Context
+}
+
+// writeContext is the context of the backend request: cancelled if the
+// lease is lost, so what can still be aborted is.
+func (h *leaseHolder) writeContext(parent context.Context) context.Context {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ctx, h.cancel = context.WithCancel(parent)
+	return h.ctx
+}
+
+func (h *leaseHolder) acquire(conds precondition.Conditions, known *precondition.ObjectState) error {
+	start := time.Now()
+	lease, err := h.p.acquireLease(h.c.r.Context(), h.c, h.c.target, conds, known)
+	wait := time.Since(start)
+	h.c.info.set(func(i *requestInfo) { i.leaseWait = wait })
+	if err != nil {
+		return err
+	}
+	// Send the final bytes only while at least half the lease remains
+	// (SPEC §3 step 5); otherwise renew first.
+	if lease.Remaining() < h.p.leaseTimeout/2 {
+		if err := lease.Renew(h.c.r.Context()); err != nil {
+			h.p.releaseLease(lease)
+			return s3err.Wrap(s3err.ServiceUnavailable, err)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released { // the handler already gave up
+		h.p.releaseLease(lease)
+		return s3err.New(s3err.InternalError)
+	}
+	h.lease = lease
+	h.stopKeep = lease.KeepAlive(context.WithoutCancel(h.c.r.Context()))
+	go h.watchLost(lease)
+	return nil
+}
+
+// watchLost aborts the write if a renewal fails, and logs the outcome that
+// may race when the write can no longer be stopped.
+func (h *leaseHolder) watchLost(lease *dynamolease.Lease) {
+	select {
+	case <-lease.Lost():
+	case <-h.c.r.Context().Done():
+		return
+	}
+	h.mu.Lock()
+	released, cancel := h.released, h.cancel
+	h.mu.Unlock()
+	if released {
+		return
+	}
+	h.p.log.Error().Str("request_id", h.c.id).Str("path", lease.Path()).Str("etag", lease.ETag()).
+		Uint64("generation", lease.Generation()).
+		Msg("lease lost while the write was in flight; aborting it, but if the backend already committed, this outcome may race")
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (h *leaseHolder) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.released = true
+	if h.stopKeep != nil {
+		h.stopKeep()
+	}
+	if h.lease != nil {
+		h.p.releaseLease(h.lease)
+	}
+	if h.cancel != nil {
+		h.cancel()
+	}
+}
+
+func (p *Proxy) releaseLease(l *dynamolease.Lease) {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	if err := l.Release(ctx); err != nil {
+		p.log.Warn().Err(err).Str("path", l.Path()).Uint64("generation", l.Generation()).
+			Msg("could not mark lease released; it expires after its timeout")
+	}
+}
+
+// leasePath is the lease table's partition key: the backend bucket and the
+// key, so every s3cond in a fleet (whatever its bucket mapping) and an
+// arrow-rs client on the same bucket agree.
+func (p *Proxy) leasePath(t target) string {
+	return p.backend.BackendBucket(t.Bucket) + "/" + t.Key
+}
+
+// acquireLease takes the lease for a conditional write on t (SPEC §3 steps
+// 2–4). known, if set, is a state just read, saving one HEAD.
+func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds precondition.Conditions, known *precondition.ObjectState) (*dynamolease.Lease, error) {
+	for moves := 0; ; moves++ {
+		var state precondition.ObjectState
+		if known != nil && moves == 0 {
+			state = *known
+		} else {
+			s, err := p.backend.head(ctx, t)
+			if err != nil {
+				return nil, err
+			}
+			state = s
+		}
+		if err := conds.Evaluate(state); err != nil {
+			return nil, err
+		}
+		etag := conds.LeaseETag(state)
+		check := func(ctx context.Context) error {
+			s, err := p.backend.head(ctx, t)
+			if err != nil {
+				return err
+			}
+			if err := conds.Evaluate(s); err != nil {
+				return err
+			}
+			if !conds.Covers(etag, s) {
+				return errETagMoved
+			}
+			return nil
+		}
+		lease, err := p.leases.Acquire(ctx, p.leasePath(t), etag, check)
+		switch {
+		case err == nil:
+			return lease, nil
+		case errors.Is(err, errETagMoved) && moves < maxETagMoves:
+			continue
+		}
+		return nil, leaseError(err)
+	}
+}
+
+// leaseError maps lease failures to what the client sees.
+func leaseError(err error) error {
+	var s3e *s3err.Error
+	var storeErr *dynamolease.StoreError
+	switch {
+	case errors.As(err, &s3e):
+		return s3e
+	case errors.Is(err, errETagMoved), errors.Is(err, dynamolease.ErrWaitBudgetExceeded):
+		e := s3err.New(s3err.ConditionalRequestConflict)
+		e.Cause = err
+		return e
+	case errors.As(err, &storeErr):
+		e := s3err.Newf(s3err.ServiceUnavailable, "The lease store is unavailable; conditional writes are refused until it is back.")
+		e.Cause = err
+		return e
+	}
+	return s3err.Wrap(s3err.InternalError, err)
+}

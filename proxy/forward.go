@@ -1,0 +1,209 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/sigv4"
+)
+
+// forwardSpec says what to send to the backend for a call.
+type forwardSpec struct {
+	// body is the verified client body (nil: none). Its last byte is held
+	// back until it has verified and gate allowed it.
+	body io.Reader
+	// length is the decoded body length, -1 if unknown.
+	length int64
+	// payloadSHA256 is the body's hex SHA-256 when known up front.
+	payloadSHA256 string
+	// gate runs before the final byte is released (conditional writes).
+	gate func() error
+	// stripConditions removes If-Match / If-None-Match: s3cond enforces them.
+	stripConditions bool
+	// header, if set, replaces selected outbound headers after filtering.
+	header http.Header
+	// ctx is the backend request's context; default the client request's.
+	ctx context.Context
+}
+
+// clientBody is the spec for sending the client's own verified body. When
+// checksums are forwarded and the client sent one as a trailer, the body is
+// re-framed as an unsigned aws-chunked stream with that trailer, so the
+// backend can store the checksum: its value is known only at the end.
+func (p *Proxy) clientBody(c *call) forwardSpec {
+	body := c.auth.Body
+	spec := forwardSpec{body: body, length: body.Length(), payloadSHA256: body.PayloadSHA256()}
+	trailer := body.TrailerChecksumName()
+	if !p.backend.ForwardChecksums || trailer == "" || body.Length() < 0 {
+		return spec
+	}
+	encoded, length := sigv4.EncodeUnsignedTrailer(body, trailerChunkSize)
+	spec.body, spec.length, spec.payloadSHA256 = encoded, length, streamingUnsignedTrailer
+	spec.header = http.Header{
+		"Content-Encoding":             {"aws-chunked"},
+		"X-Amz-Decoded-Content-Length": {strconv.FormatInt(body.Length(), 10)},
+		"X-Amz-Trailer":                {trailer},
+	}
+	return spec
+}
+
+const (
+	trailerChunkSize         = 64 << 10
+	streamingUnsignedTrailer = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
+)
+
+// forwardResult is what came back.
+type forwardResult struct {
+	status int
+	header http.Header
+}
+
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// forward sends the call to the backend and streams the answer back. It
+// returns the backend's status, or 0 if s3cond answered with its own error.
+func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
+	req, hb, err := p.outboundRequest(c, spec)
+	if err != nil {
+		p.fail(c, err)
+		return forwardResult{}
+	}
+	resp, err := p.backend.Client.Do(req)
+	if err != nil {
+		// A body that failed verification or a gate that refused is the
+		// client's answer; only otherwise did the backend fail.
+		if hb != nil && hb.Err() != nil {
+			p.fail(c, hb.Err())
+		} else {
+			p.fail(c, backendError(err))
+		}
+		return forwardResult{}
+	}
+	defer resp.Body.Close()
+	if hb != nil && hb.Err() != nil {
+		// The backend answered before the body was complete (it rejected
+		// the request early); it cannot have stored our truncated body.
+		p.fail(c, hb.Err())
+		return forwardResult{}
+	}
+	copyResponseHeader(c.w.Header(), resp.Header, c.id)
+	c.w.WriteHeader(resp.StatusCode)
+	if c.r.Method != http.MethodHead {
+		buf := copyBuffers.Get().(*[]byte)
+		_, err = io.CopyBuffer(c.w, resp.Body, *buf)
+		copyBuffers.Put(buf)
+		if err != nil && !errors.Is(err, c.r.Context().Err()) {
+			p.log.Debug().Str("request_id", c.id).Err(err).Msg("response body copy ended early")
+		}
+	}
+	return forwardResult{status: resp.StatusCode, header: resp.Header}
+}
+
+// outboundRequest builds the backend request: same method, mapped bucket,
+// raw key and raw query kept byte for byte, filtered headers, the verified
+// body behind a hold-back reader. The re-signing transport signs it last.
+func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *holdbackReader, error) {
+	ctx := spec.ctx
+	if ctx == nil {
+		ctx = c.r.Context()
+	}
+	u := p.backend.URL(c.target.Bucket, c.target.RawKey, outboundRawQuery(c.r.URL.RawQuery))
+	req, err := http.NewRequestWithContext(ctx, c.r.Method, "http://placeholder/", nil)
+	if err != nil {
+		return nil, nil, s3err.Wrap(s3err.InternalError, err)
+	}
+	req.URL = u
+	req.Host = u.Host
+	req.Header = outboundHeader(c.r.Header, p.backend.ForwardChecksums, spec.stripConditions)
+	for name, values := range spec.header {
+		req.Header[name] = values
+	}
+	if src := req.Header.Get("X-Amz-Copy-Source"); src != "" && len(p.backend.Buckets) > 0 {
+		req.Header.Set("X-Amz-Copy-Source", p.mapCopySource(src))
+	}
+
+	var hb *holdbackReader
+	switch {
+	case spec.body == nil || spec.length == 0:
+		// Nothing to hold back: verify the (empty) body and pass the gate
+		// before anything is sent.
+		if spec.body != nil {
+			if _, err := io.Copy(io.Discard, io.LimitReader(spec.body, 1)); err != nil {
+				return nil, nil, err
+			}
+		}
+		if spec.gate != nil {
+			if err := spec.gate(); err != nil {
+				return nil, nil, err
+			}
+		}
+		req.Body = http.NoBody
+		req.ContentLength = 0
+		req.Header.Set("X-Amz-Content-Sha256", emptySHA256)
+	default:
+		hb = newHoldbackReader(&countingReader{r: spec.body, info: c.info}, spec.gate)
+		req.Body = io.NopCloser(hb)
+		req.ContentLength = spec.length
+		if spec.payloadSHA256 != "" {
+			req.Header.Set("X-Amz-Content-Sha256", spec.payloadSHA256)
+		} else {
+			req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
+		}
+	}
+	return req, hb, nil
+}
+
+const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// mapCopySource rewrites the bucket of an X-Amz-Copy-Source header to the
+// backend's name for it.
+func (p *Proxy) mapCopySource(src string) string {
+	lead := ""
+	if strings.HasPrefix(src, "/") {
+		lead, src = "/", src[1:]
+	}
+	rawBucket, rest, ok := strings.Cut(src, "/")
+	if !ok {
+		return lead + src
+	}
+	bucket, err := url.PathUnescape(rawBucket)
+	if err != nil {
+		return lead + src
+	}
+	return lead + url.PathEscape(p.backend.BackendBucket(bucket)) + "/" + rest
+}
+
+// copySourceBucket reads the bucket of an X-Amz-Copy-Source header.
+func copySourceBucket(src string) (string, bool) {
+	src = strings.TrimPrefix(src, "/")
+	rawBucket, _, ok := strings.Cut(src, "/")
+	if !ok || rawBucket == "" {
+		return "", false
+	}
+	b, err := url.PathUnescape(rawBucket)
+	return b, err == nil
+}
+
+// countingReader counts the decoded bytes received, for the access log.
+type countingReader struct {
+	r    io.Reader
+	info *requestInfo
+	n    int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil {
+		total := c.n
+		c.info.set(func(i *requestInfo) { i.bytesIn = total })
+	}
+	return n, err
+}

@@ -1,0 +1,125 @@
+package proxy
+
+import (
+	"net/http"
+	"net/textproto"
+	"strings"
+
+	"github.com/s3cond/s3cond/sigv4"
+)
+
+// hopByHopHeaders belong to one connection and are never forwarded (RFC 9110
+// §7.6.1), in either direction. Headers a Connection header names are too.
+var hopByHopHeaders = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+// requestOnlyDropped are inbound headers s3cond consumes itself.
+var requestOnlyDropped = []string{
+	// Go's client handles 100-continue itself; the backend request is new.
+	"Expect",
+	// Lengths and encodings are set for the decoded body s3cond sends.
+	"Content-Length",
+}
+
+// writeConditionHeaders are stripped from writes that s3cond enforces with
+// leases: the backend may not support them, or may half-support them.
+var writeConditionHeaders = []string{"If-Match", "If-None-Match"}
+
+// checksumHeaders are the client's x-amz-checksum-* family.
+func isChecksumHeader(name string) bool {
+	name = strings.ToLower(name)
+	return strings.HasPrefix(name, "x-amz-checksum-") || name == "x-amz-sdk-checksum-algorithm"
+}
+
+// outboundHeader builds the backend request's header from the client's:
+// hop-by-hop, authentication and framing headers removed, aws-chunked
+// dropped from Content-Encoding, checksums kept only when forwarded.
+func outboundHeader(in http.Header, forwardChecksums, stripConditions bool) http.Header {
+	out := make(http.Header, len(in))
+	dropped := map[string]bool{}
+	for _, h := range hopByHopHeaders {
+		dropped[h] = true
+	}
+	for _, h := range requestOnlyDropped {
+		dropped[h] = true
+	}
+	if stripConditions {
+		for _, h := range writeConditionHeaders {
+			dropped[h] = true
+		}
+	}
+	for _, v := range in.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			dropped[textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(name))] = true
+		}
+	}
+	for name, values := range in {
+		switch {
+		case dropped[name], sigv4.IsAuthHeader(name):
+			continue
+		case isChecksumHeader(name) && !forwardChecksums:
+			continue
+		case name == "Content-Encoding":
+			if enc := sigv4.StripAWSChunked(strings.Join(values, ",")); enc != "" {
+				out.Set(name, enc)
+			}
+			continue
+		}
+		out[name] = append([]string(nil), values...)
+	}
+	return out
+}
+
+// copyResponseHeader copies the backend's response header, minus hop-by-hop
+// headers, and stamps s3cond's own request ID.
+func copyResponseHeader(dst, src http.Header, requestID string) {
+	dropped := map[string]bool{}
+	for _, h := range hopByHopHeaders {
+		dropped[h] = true
+	}
+	for _, v := range src.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			dropped[textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(name))] = true
+		}
+	}
+	for name, values := range src {
+		if dropped[name] {
+			continue
+		}
+		dst[name] = append([]string(nil), values...)
+	}
+	if backendID := src.Get("X-Amz-Request-Id"); backendID != "" {
+		dst.Set("X-S3cond-Backend-Request-Id", backendID)
+	}
+	dst.Set("X-Amz-Request-Id", requestID)
+}
+
+// outboundRawQuery is the client's raw query without presigned-URL
+// authentication parameters; every other byte is kept, so the backend sees
+// exactly the parameters (and encodings) the client sent.
+func outboundRawQuery(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	parts := strings.Split(raw, "&")
+	kept := parts[:0]
+	for _, p := range parts {
+		name, _, _ := strings.Cut(p, "=")
+		if isAuthQueryParam(name) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return strings.Join(kept, "&")
+}
+
+func isAuthQueryParam(rawName string) bool {
+	for _, a := range sigv4.AuthQueryParams {
+		if strings.EqualFold(rawName, a) {
+			return true
+		}
+	}
+	return false
+}

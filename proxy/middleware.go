@@ -1,0 +1,149 @@
+package proxy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+)
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	requestInfoKey
+)
+
+// requestInfo collects what the access log reports about a request; the
+// handler fills it in as it learns.
+type requestInfo struct {
+	mu          sync.Mutex
+	op          Operation
+	bucket, key string
+	accessKeyID string
+	err         *s3err.Error
+	leaseWait   time.Duration
+	bytesIn     int64
+}
+
+func (i *requestInfo) set(f func(*requestInfo)) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	f(i)
+}
+
+func randomRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return strings.ToUpper(hex.EncodeToString(b[:]))
+}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+func infoFrom(ctx context.Context) *requestInfo {
+	if i, ok := ctx.Value(requestInfoKey).(*requestInfo); ok {
+		return i
+	}
+	return &requestInfo{}
+}
+
+// requestIDMiddleware gives every request s3cond's own x-amz-request-id, set
+// before anything else can answer.
+func (p *Proxy) requestIDMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := p.newRequestID()
+		w.Header().Set("X-Amz-Request-Id", id)
+		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		ctx = context.WithValue(ctx, requestInfoKey, &requestInfo{})
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// statusRecorder remembers the status and counts the bytes sent.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += int64(n)
+	return n, err
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// accessLogMiddleware writes one structured line per request. It names the
+// access key ID, never a secret or signature.
+func (p *Proxy) accessLogMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		info := infoFrom(r.Context())
+		info.mu.Lock()
+		defer info.mu.Unlock()
+		ev := p.log.Info()
+		if rec.status >= 500 {
+			ev = p.log.Warn()
+		}
+		ev = ev.Str("request_id", requestID(r.Context())).
+			Str("method", r.Method).
+			Str("operation", info.op.String()).
+			Str("bucket", info.bucket).
+			Str("key", info.key).
+			Str("access_key_id", info.accessKeyID).
+			Int("status", rec.status).
+			Int64("bytes_out", rec.bytes).
+			Int64("bytes_in", info.bytesIn).
+			Dur("duration", time.Since(start))
+		if info.leaseWait > 0 {
+			ev = ev.Dur("lease_wait", info.leaseWait)
+		}
+		if info.err != nil {
+			ev = ev.Str("error_code", string(info.err.Code))
+			if info.err.Cause != nil {
+				ev = ev.AnErr("cause", info.err.Cause)
+			}
+		}
+		ev.Msg("request")
+	})
+}
+
+// recoverMiddleware turns a panic into a 500 InternalError for the client
+// and a log line with the request ID, instead of a dropped connection.
+func (p *Proxy) recoverMiddleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil || v == http.ErrAbortHandler {
+				if v != nil {
+					panic(v)
+				}
+				return
+			}
+			p.log.Error().Str("request_id", requestID(r.Context())).Interface("panic", v).Msg("handler panicked")
+			s3err.Write(w, r, s3err.New(s3err.InternalError), requestID(r.Context()))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,357 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/sigv4"
+)
+
+const (
+	testKeyID  = "AKIDPROXYTEST"
+	testSecret = "proxy-test-secret"
+	readOnlyID = "AKIDREADONLY"
+	bucketName = "proxytest"
+)
+
+// staticKeys stands for internal/access.Keyring: one read-write key for all
+// buckets, one read-only key.
+type staticKeys struct{}
+
+func (staticKeys) Secret(id string) (string, bool) {
+	switch id {
+	case testKeyID, readOnlyID:
+		return testSecret, true
+	}
+	return "", false
+}
+
+func (staticKeys) Allowed(id, bucket string, write bool) bool {
+	return id == testKeyID || (id == readOnlyID && !write)
+}
+
+type fixture struct {
+	proxyURL string
+	backend  *httptest.Server
+	client   *s3.Client
+	leases   *dynamolease.Committer
+}
+
+// newFixture runs the proxy in front of gofakes3 (an in-memory S3 server
+// standing in for the real backend; the e2e tests use versitygw).
+func newFixture(t *testing.T, native bool) *fixture {
+	t.Helper()
+	fake := gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true))
+	backend := httptest.NewServer(fake.Server())
+	t.Cleanup(backend.Close)
+	u, _ := url.Parse(backend.URL)
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DisableCompression = true
+	committer := dynamolease.NewCommitter(dynamolease.NewMemTable(), dynamolease.Options{
+		Timeout: 5 * time.Second, MaxClockSkewRate: 2, PollInterval: 20 * time.Millisecond,
+		TTL: time.Hour, WaitBudget: 3 * time.Second, Owner: "proxy-test",
+	}, zerolog.Nop())
+	p := New(Options{
+		Auth:   sigv4.NewVerifier(staticKeys{}, "us-east-1"),
+		Access: staticKeys{},
+		Backend: &Backend{
+			Endpoint: u,
+			Client: &http.Client{Transport: sigv4.NewResigner(transport,
+				credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
+			NativeConditional: native,
+		},
+		Leases:       committer,
+		LeaseTimeout: 5 * time.Second,
+		Log:          zerolog.Nop(),
+	})
+	front := httptest.NewServer(p)
+	t.Cleanup(front.Close)
+	f := &fixture{proxyURL: front.URL, backend: backend, leases: committer}
+	f.client = newClient(front.URL, testKeyID)
+	if _, err := f.client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucketName)}); err != nil {
+		t.Fatalf("create bucket through the proxy: %v", err)
+	}
+	return f
+}
+
+func newClient(endpoint, keyID string) *s3.Client {
+	return s3.New(s3.Options{
+		BaseEndpoint: aws.String(endpoint),
+		Region:       "us-east-1",
+		UsePathStyle: true,
+		Credentials:  credentials.NewStaticCredentialsProvider(keyID, testSecret, ""),
+	})
+}
+
+func errorCode(err error) string {
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		return api.ErrorCode()
+	}
+	return ""
+}
+
+func (f *fixture) put(t *testing.T, key, body string, mod func(*s3.PutObjectInput)) (*s3.PutObjectOutput, error) {
+	t.Helper()
+	in := &s3.PutObjectInput{Bucket: aws.String(bucketName), Key: aws.String(key), Body: strings.NewReader(body)}
+	if mod != nil {
+		mod(in)
+	}
+	return f.client.PutObject(context.Background(), in)
+}
+
+func (f *fixture) get(t *testing.T, key string) (string, error) {
+	t.Helper()
+	out, err := f.client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(bucketName), Key: aws.String(key)})
+	if err != nil {
+		return "", err
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(out.Body)
+	return string(b), err
+}
+
+func TestPutGetRoundTripThroughProxy(t *testing.T) {
+	f := newFixture(t, false)
+	for _, key := range []string{"plain", "dir/with space/ü+%2F=?&", "a"} {
+		if _, err := f.put(t, key, "hello "+key, func(in *s3.PutObjectInput) {
+			in.Metadata = map[string]string{"colour": "blue"}
+		}); err != nil {
+			t.Fatalf("put %q: %v", key, err)
+		}
+		got, err := f.get(t, key)
+		if err != nil || got != "hello "+key {
+			t.Fatalf("get %q = %q, %v", key, got, err)
+		}
+	}
+	head, err := f.client.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucketName), Key: aws.String("plain")})
+	if err != nil || head.Metadata["colour"] != "blue" {
+		t.Fatalf("metadata did not round trip: %v %v", head, err)
+	}
+}
+
+func TestReadOnlyKeyCannotWrite(t *testing.T) {
+	f := newFixture(t, false)
+	ro := newClient(f.proxyURL, readOnlyID)
+	_, err := ro.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucketName), Key: aws.String("x"), Body: strings.NewReader("x")})
+	if errorCode(err) != "AccessDenied" {
+		t.Fatalf("read-only put: %v, want AccessDenied", err)
+	}
+}
+
+func TestConditionalCreate(t *testing.T) {
+	f := newFixture(t, false)
+	create := func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") }
+	if _, err := f.put(t, "k", "first", create); err != nil {
+		t.Fatalf("first create: %v", err)
+	}
+	_, err := f.put(t, "k", "second", create)
+	if errorCode(err) != "PreconditionFailed" {
+		t.Fatalf("second create: %v, want PreconditionFailed", err)
+	}
+	if got, _ := f.get(t, "k"); got != "first" {
+		t.Fatalf("stored %q, want the first body", got)
+	}
+}
+
+func TestConditionalIfMatch(t *testing.T) {
+	f := newFixture(t, false)
+	_, err := f.put(t, "missing", "x", func(in *s3.PutObjectInput) { in.IfMatch = aws.String(`"0123"`) })
+	if errorCode(err) != "NoSuchKey" {
+		t.Fatalf("If-Match on a missing key: %v, want NoSuchKey", err)
+	}
+	out, err := f.put(t, "cas", "v1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.put(t, "cas", "v2", func(in *s3.PutObjectInput) { in.IfMatch = aws.String(`"ffff"`) }); errorCode(err) != "PreconditionFailed" {
+		t.Fatalf("If-Match with a stale ETag: %v, want PreconditionFailed", err)
+	}
+	if _, err := f.put(t, "cas", "v2", func(in *s3.PutObjectInput) { in.IfMatch = out.ETag }); err != nil {
+		t.Fatalf("If-Match with the current ETag: %v", err)
+	}
+	if got, _ := f.get(t, "cas"); got != "v2" {
+		t.Fatalf("stored %q, want v2", got)
+	}
+	if _, err := f.put(t, "cas", "v3", func(in *s3.PutObjectInput) {
+		in.IfMatch, in.IfNoneMatch = out.ETag, aws.String("*")
+	}); errorCode(err) != "NotImplemented" {
+		t.Fatalf("both headers: %v, want NotImplemented", err)
+	}
+}
+
+func TestRacingCreatesHaveOneWinner(t *testing.T) {
+	f := newFixture(t, false)
+	const writers = 16
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	winners, lost := []string{}, 0
+	for i := 0; i < writers; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			body := strings.Repeat(string(rune('a'+i)), 100)
+			_, err := f.put(t, "race", body, func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
+			mu.Lock()
+			defer mu.Unlock()
+			switch code := errorCode(err); {
+			case err == nil:
+				winners = append(winners, body)
+			case code == "PreconditionFailed" || code == "ConditionalRequestConflict":
+				lost++
+			default:
+				t.Errorf("writer %d: unexpected %v", i, err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if len(winners) != 1 || lost != writers-1 {
+		t.Fatalf("%d winners and %d losers, want exactly one winner", len(winners), lost)
+	}
+	if got, _ := f.get(t, "race"); got != winners[0] {
+		t.Fatalf("stored body is not the winner's")
+	}
+}
+
+func TestConditionalDelete(t *testing.T) {
+	f := newFixture(t, false)
+	out, err := f.put(t, "d", "x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del := func(etag string) error {
+		_, err := f.client.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: aws.String(bucketName), Key: aws.String("d"), IfMatch: aws.String(etag)})
+		return err
+	}
+	if err := del(`"beef"`); errorCode(err) != "PreconditionFailed" {
+		t.Fatalf("delete with a wrong ETag: %v", err)
+	}
+	if err := del(*out.ETag); err != nil {
+		t.Fatalf("delete with the right ETag: %v", err)
+	}
+	if err := del(*out.ETag); errorCode(err) != "NoSuchKey" {
+		t.Fatalf("delete of a missing key: %v, want NoSuchKey", err)
+	}
+}
+
+func TestDeleteObjectsPerKeyETags(t *testing.T) {
+	f := newFixture(t, false)
+	a, _ := f.put(t, "a", "a", nil)
+	if _, err := f.put(t, "b", "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.put(t, "c", "c", nil); err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.client.DeleteObjects(context.Background(), &s3.DeleteObjectsInput{
+		Bucket: aws.String(bucketName),
+		Delete: &s3types.Delete{Objects: []s3types.ObjectIdentifier{
+			{Key: aws.String("a"), ETag: a.ETag},
+			{Key: aws.String("b"), ETag: aws.String(`"not-it"`)},
+			{Key: aws.String("c")},
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleted := map[string]bool{}
+	for _, d := range out.Deleted {
+		deleted[*d.Key] = true
+	}
+	if !deleted["a"] || !deleted["c"] || deleted["b"] {
+		t.Fatalf("deleted %v, want a and c", deleted)
+	}
+	if len(out.Errors) != 1 || *out.Errors[0].Key != "b" || *out.Errors[0].Code != "PreconditionFailed" {
+		t.Fatalf("errors %+v, want b PreconditionFailed", out.Errors)
+	}
+	if got, err := f.get(t, "b"); err != nil || got != "b" {
+		t.Fatalf("b should survive: %q %v", got, err)
+	}
+}
+
+// signedRawPut sends a PUT whose x-amz-content-sha256 is the hash of
+// declared, while the body is actual: a tampered upload.
+func signedRawPut(t *testing.T, endpoint, key string, declared, actual []byte, header http.Header) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPut, endpoint+"/"+bucketName+"/"+key, bytes.NewReader(actual))
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	sum := sha256.Sum256(declared)
+	hash := hex.EncodeToString(sum[:])
+	req.Header.Set("X-Amz-Content-Sha256", hash)
+	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func TestTamperedBodyIsNotStored(t *testing.T) {
+	f := newFixture(t, false)
+	for _, cond := range []string{"", "*"} {
+		h := http.Header{}
+		if cond != "" {
+			h.Set("If-None-Match", cond)
+		}
+		key := "tampered" + cond
+		resp := signedRawPut(t, f.proxyURL, key, []byte("the body I signed"), []byte("the body I sent!!"), h)
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusBadRequest || !bytes.Contains(body, []byte("XAmzContentSHA256Mismatch")) {
+			t.Fatalf("tampered put (cond %q): %d %s", cond, resp.StatusCode, body)
+		}
+		if resp.Header.Get("X-Amz-Request-Id") == "" {
+			t.Fatal("no x-amz-request-id")
+		}
+		if _, err := f.get(t, key); errorCode(err) != "NoSuchKey" {
+			t.Fatalf("tampered object is visible (cond %q): %v", cond, err)
+		}
+	}
+	// The lease of the conditional attempt was released: a create now succeeds at once.
+	start := time.Now()
+	if _, err := f.put(t, "tampered*", "good", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") }); err != nil {
+		t.Fatalf("create after a failed conditional upload: %v", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Fatalf("create waited %s: the failed upload's lease was left held", time.Since(start))
+	}
+}
+
+func TestNativeModeForwardsConditions(t *testing.T) {
+	f := newFixture(t, true)
+	if _, err := f.put(t, "n", "1", nil); err != nil {
+		t.Fatal(err)
+	}
+	// gofakes3 enforces If-None-Match on PutObject itself.
+	_, err := f.put(t, "n", "2", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
+	if errorCode(err) != "PreconditionFailed" {
+		t.Fatalf("native create over an existing object: %v, want the backend's PreconditionFailed", err)
+	}
+}

@@ -1,0 +1,112 @@
+package proxy
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+)
+
+// target is what a request addresses: a bucket and key in the client's
+// namespace, with the key also kept exactly as the client escaped it, so the
+// backend receives the same bytes.
+type target struct {
+	Bucket string
+	Key    string
+	// RawKey is the key as escaped on the wire, without the leading '/'.
+	RawKey string
+}
+
+// maxKeyBytes is S3's limit on object key length.
+const maxKeyBytes = 1024
+
+// resolveTarget reads bucket and key from a path-style request
+// (/bucket/key) or, when domain is set and the Host is <bucket>.<domain>, a
+// virtual-hosted one (/key).
+func resolveTarget(r *http.Request, domain string) (target, error) {
+	rawPath := rawRequestPath(r)
+	if !strings.HasPrefix(rawPath, "/") {
+		return target{}, s3err.New(s3err.InvalidURI)
+	}
+	rawPath = rawPath[1:]
+	var t target
+	if b := virtualHostBucket(r.Host, domain); b != "" {
+		t.Bucket = b
+		t.RawKey = rawPath
+	} else {
+		rawBucket, rawKey, _ := strings.Cut(rawPath, "/")
+		bucket, err := url.PathUnescape(rawBucket)
+		if err != nil {
+			return target{}, s3err.New(s3err.InvalidURI)
+		}
+		t.Bucket = bucket
+		t.RawKey = rawKey
+	}
+	key, err := url.PathUnescape(t.RawKey)
+	if err != nil {
+		return target{}, s3err.New(s3err.InvalidURI)
+	}
+	if !utf8.ValidString(key) {
+		return target{}, s3err.Newf(s3err.InvalidURI, "Object key is not valid UTF-8.")
+	}
+	if len(key) > maxKeyBytes {
+		return target{}, s3err.New(s3err.KeyTooLongError)
+	}
+	t.Key = key
+	if t.Bucket != "" && !validBucketName(t.Bucket) {
+		return target{}, s3err.New(s3err.InvalidBucketName)
+	}
+	return t, nil
+}
+
+// rawRequestPath is the path exactly as the client sent it. r.URL.Path is
+// decoded and r.URL.RawPath is only kept when it differs, so read the
+// request line.
+func rawRequestPath(r *http.Request) string {
+	uri := r.RequestURI
+	if uri == "" { // requests built in-process (tests) have no RequestURI
+		return r.URL.EscapedPath()
+	}
+	if i := strings.IndexByte(uri, '?'); i >= 0 {
+		uri = uri[:i]
+	}
+	if strings.HasPrefix(uri, "http://") || strings.HasPrefix(uri, "https://") {
+		if u, err := url.Parse(uri); err == nil {
+			return u.EscapedPath()
+		}
+	}
+	return uri
+}
+
+func virtualHostBucket(host, domain string) string {
+	if domain == "" {
+		return ""
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.ToLower(host)
+	suffix := "." + strings.ToLower(domain)
+	if strings.HasSuffix(host, suffix) {
+		return strings.TrimSuffix(host, suffix)
+	}
+	return ""
+}
+
+// validBucketName accepts what S3 accepts for (legacy and current) bucket
+// names in requests: 3–63 characters of letters, digits, '.', '-' and '_'.
+func validBucketName(b string) bool {
+	if len(b) < 3 || len(b) > 63 {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
