@@ -24,9 +24,45 @@ const maxETagMoves = 5
 // releaseTimeout bounds marking a lease released once the client is gone.
 const releaseTimeout = 5 * time.Second
 
+// writeCondition is what a leased write needs from its condition.
+// precondition.Conditions is one; anyState is strict mode's.
+type writeCondition interface {
+	Evaluate(precondition.ObjectState) error
+	LeaseETag(precondition.ObjectState) string
+	Covers(leaseETag string, s precondition.ObjectState) bool
+}
+
+var (
+	_ writeCondition = precondition.Conditions{}
+	_ writeCondition = anyState{}
+)
+
+// anyState is the condition of an unconditional write in strict mode
+// (lease.serialize: all-writes): it holds whatever the object's state, but
+// the write still leases the version it replaces ("*" when there is none),
+// so it contends with every conditional writer of that version.
+type anyState struct{}
+
+func (anyState) Evaluate(precondition.ObjectState) error { return nil }
+
+func (anyState) LeaseETag(s precondition.ObjectState) string {
+	if !s.Exists {
+		return "*"
+	}
+	return precondition.CanonicalETag(s.ETag)
+}
+
+func (anyState) Covers(leaseETag string, s precondition.ObjectState) bool {
+	if leaseETag == "*" {
+		return !s.Exists
+	}
+	return s.Exists && precondition.ETagsEqual(leaseETag, s.ETag)
+}
+
 // serveConditional handles PutObject, CopyObject, CompleteMultipartUpload
-// and DeleteObject carrying If-Match / If-None-Match. It returns false when
-// the call has no condition and should simply be forwarded.
+// and DeleteObject carrying If-Match / If-None-Match, and in strict mode
+// every such write. It returns false when the call needs no lease and should
+// simply be forwarded.
 func (p *Proxy) serveConditional(c *call) bool {
 	var conds precondition.Conditions
 	var err error
@@ -39,28 +75,35 @@ func (p *Proxy) serveConditional(c *call) bool {
 		p.fail(c, err)
 		return true
 	}
-	if !conds.Active() {
+	var cond writeCondition = conds
+	switch {
+	case !conds.Active() && (p.backend.NativeConditional || p.leases == nil || !p.serializeAllWrites(c.target.Bucket)):
 		return false
-	}
-	if p.backend.NativeConditional {
+	case !conds.Active():
+		cond = anyState{}
+	case p.backend.NativeConditional:
 		p.forward(c, p.clientBody(c))
 		return true
-	}
-	if p.leases == nil {
+	case p.leases == nil:
 		p.fail(c, s3err.Newf(s3err.NotImplemented, "Conditional writes need a lease store, and none is configured."))
 		return true
 	}
+	p.leasedWrite(c, cond)
+	return true
+}
 
+// leasedWrite runs one write under its key's lease (SPEC §3).
+func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	ctx := c.r.Context()
 	// Fail fast (SPEC §3 step 1): no body is read for a write that cannot succeed.
 	state, err := p.backend.head(ctx, c.target)
 	if err != nil {
 		p.fail(c, err)
-		return true
+		return
 	}
 	if err := conds.Evaluate(state); err != nil {
 		p.fail(c, err)
-		return true
+		return
 	}
 
 	holder := &leaseHolder{p: p, c: c}
@@ -74,11 +117,10 @@ func (p *Proxy) serveConditional(c *call) bool {
 		spec.gate = acquire
 	} else if err := acquire(); err != nil {
 		p.fail(c, err)
-		return true
+		return
 	}
 	spec.ctx = holder.writeContext(ctx)
 	p.forward(c, spec)
-	return true
 }
 
 // leaseHolder owns the lease of one conditional write: it acquires it (from
@@ -105,7 +147,7 @@ func (h *leaseHolder) writeContext(parent context.Context) context.Context {
 	return h.ctx
 }
 
-func (h *leaseHolder) acquire(conds precondition.Conditions, known *precondition.ObjectState) error {
+func (h *leaseHolder) acquire(conds writeCondition, known *precondition.ObjectState) error {
 	start := time.Now()
 	lease, err := h.p.acquireLease(h.c.r.Context(), h.c, h.c.target, conds, known)
 	wait := time.Since(start)
@@ -188,7 +230,7 @@ func (p *Proxy) leasePath(t target) string {
 
 // acquireLease takes the lease for a conditional write on t (SPEC §3 steps
 // 2–4). known, if set, is a state just read, saving one HEAD.
-func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds precondition.Conditions, known *precondition.ObjectState) (*dynamolease.Lease, error) {
+func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds writeCondition, known *precondition.ObjectState) (*dynamolease.Lease, error) {
 	for moves := 0; ; moves++ {
 		var state precondition.ObjectState
 		if known != nil && moves == 0 {

@@ -24,8 +24,9 @@ import (
 const maxDeleteBody = 2 << 20
 
 // serveDeleteObjects handles POST /bucket?delete. Entries without an ETag
-// are forwarded as they are; entries with one are deleted only if the ETag
-// still matches, under that key's lease (SPEC §2, §3 step 5: leases are
+// are forwarded as they are (in strict mode they take their key's lease
+// too); entries with one are deleted only if the ETag still matches, under
+// that key's lease (SPEC §2, §3 step 5: leases are
 // taken in key order, so two such requests cannot deadlock).
 func (p *Proxy) serveDeleteObjects(c *call) {
 	data, err := io.ReadAll(io.LimitReader(c.auth.Body, maxDeleteBody+1))
@@ -42,11 +43,12 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 		p.fail(c, err)
 		return
 	}
+	strict := p.serializeAllWrites(c.target.Bucket)
 	hasETag := false
 	for _, o := range req.Objects {
 		hasETag = hasETag || o.ETag != ""
 	}
-	if !hasETag || p.backend.NativeConditional {
+	if (!hasETag && !strict) || p.backend.NativeConditional {
 		p.forward(c, forwardSpec{body: bytes.NewReader(data), length: int64(len(data)), payloadSHA256: sha256Hex(data)})
 		return
 	}
@@ -65,7 +67,7 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 	}()
 	conditional := make([]s3xml.ObjectIdentifier, 0, len(req.Objects))
 	for _, o := range req.Objects {
-		if o.ETag == "" {
+		if o.ETag == "" && !strict {
 			allowed = append(allowed, o)
 		} else {
 			conditional = append(conditional, o)
@@ -74,7 +76,11 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 	sort.SliceStable(conditional, func(i, j int) bool { return conditional[i].Key < conditional[j].Key })
 	for _, o := range conditional {
 		t := target{Bucket: c.target.Bucket, Key: o.Key, RawKey: escapeKey(o.Key)}
-		lease, err := p.acquireLease(c.r.Context(), c, t, precondition.ForETag(o.ETag), nil)
+		var cond writeCondition = precondition.ForETag(o.ETag)
+		if o.ETag == "" {
+			cond = anyState{}
+		}
+		lease, err := p.acquireLease(c.r.Context(), c, t, cond, nil)
 		if err != nil {
 			e := s3err.As(err)
 			result.Errors = append(result.Errors, s3xml.DeleteError{Key: o.Key, VersionID: o.VersionID, Code: string(e.Code), Message: e.Message})

@@ -51,6 +51,8 @@ type Proxy struct {
 	leaseTimeout time.Duration
 	domain       string
 	log          zerolog.Logger
+	// serializeAllWrites reports whether a client bucket is in strict mode.
+	serializeAllWrites func(bucket string) bool
 	// newRequestID makes the x-amz-request-id of each response.
 	newRequestID func() string
 	handler      http.Handler
@@ -70,6 +72,9 @@ type Options struct {
 	// Domain enables virtual-hosted-style requests (<bucket>.<Domain>).
 	Domain string
 	Log    zerolog.Logger
+	// SerializeAllWrites reports whether every write to a client bucket takes
+	// a lease (strict mode, lease.serialize: all-writes). Default: none does.
+	SerializeAllWrites func(bucket string) bool
 	// NewRequestID defaults to 16 random hex digits.
 	NewRequestID func() string
 }
@@ -79,6 +84,10 @@ func New(o Options) *Proxy {
 	p := &Proxy{
 		auth: o.Auth, access: o.Access, backend: o.Backend, leases: o.Leases,
 		domain: o.Domain, log: o.Log, newRequestID: o.NewRequestID, leaseTimeout: o.LeaseTimeout,
+		serializeAllWrites: o.SerializeAllWrites,
+	}
+	if p.serializeAllWrites == nil {
+		p.serializeAllWrites = func(string) bool { return false }
 	}
 	if p.leaseTimeout == 0 {
 		p.leaseTimeout = 20 * time.Second

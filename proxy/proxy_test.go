@@ -63,6 +63,16 @@ type fixture struct {
 // standing in for the real backend; the e2e tests use versitygw).
 func newFixture(t *testing.T, native bool) *fixture {
 	t.Helper()
+	return newFixtureWith(t, fixtureOptions{native: native})
+}
+
+type fixtureOptions struct {
+	native bool // backend.conditional: native
+	strict bool // lease.serialize: all-writes
+}
+
+func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
+	t.Helper()
 	fake := gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true))
 	backend := httptest.NewServer(fake.Server())
 	t.Cleanup(backend.Close)
@@ -80,11 +90,12 @@ func newFixture(t *testing.T, native bool) *fixture {
 			Endpoint: u,
 			Client: &http.Client{Transport: sigv4.NewResigner(transport,
 				credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
-			NativeConditional: native,
+			NativeConditional: o.native,
 		},
-		Leases:       committer,
-		LeaseTimeout: 5 * time.Second,
-		Log:          zerolog.Nop(),
+		SerializeAllWrites: func(string) bool { return o.strict },
+		Leases:             committer,
+		LeaseTimeout:       5 * time.Second,
+		Log:                zerolog.Nop(),
 	})
 	front := httptest.NewServer(p)
 	t.Cleanup(front.Close)

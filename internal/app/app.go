@@ -67,13 +67,14 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	verifier.MaxSkew = cfg.Server.MaxSkew
 
 	a.Handler = proxy.New(proxy.Options{
-		Auth:         verifier,
-		Access:       keyring,
-		Backend:      backend,
-		Leases:       committer,
-		LeaseTimeout: cfg.Lease.Timeout,
-		Domain:       cfg.Server.Domain,
-		Log:          log,
+		Auth:               verifier,
+		Access:             keyring,
+		Backend:            backend,
+		Leases:             committer,
+		LeaseTimeout:       cfg.Lease.Timeout,
+		SerializeAllWrites: cfg.Lease.SerializesAllWrites,
+		Domain:             cfg.Server.Domain,
+		Log:                log,
 	})
 	return a, nil
 }

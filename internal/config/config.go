@@ -42,6 +42,9 @@ const (
 	LeaseStoreDynamoDB = "dynamodb"
 	LeaseStoreMemory   = "memory"
 
+	SerializeConditionalOnly = "conditional-only"
+	SerializeAllWrites       = "all-writes"
+
 	LogFormatConsole = "console"
 	LogFormatJSON    = "json"
 )
@@ -120,6 +123,10 @@ type Lease struct {
 	PollInterval     time.Duration `yaml:"poll_interval"`
 	TTL              time.Duration `yaml:"ttl"`
 	WaitBudget       time.Duration `yaml:"wait_budget"`
+	// Serialize is which writes take a lease: conditional ones only, or
+	// every write (strict mode). SerializeBuckets overrides it per client bucket.
+	Serialize        string            `yaml:"serialize"`
+	SerializeBuckets map[string]string `yaml:"serialize_buckets,omitempty"`
 }
 
 // TakeoverAfter is how long a waiter lets another holder's generation stand
@@ -194,10 +201,20 @@ func Default() *Config {
 			PollInterval:     100 * time.Millisecond,
 			TTL:              time.Hour,
 			WaitBudget:       10 * time.Second,
+			Serialize:        SerializeConditionalOnly,
 		},
 		Log: Log{
 			Level:  "info",
 			Format: LogFormatConsole,
 		},
 	}
+}
+
+// SerializesAllWrites reports whether every write to the client bucket
+// takes a lease (strict mode), per lease.serialize_buckets or lease.serialize.
+func (l Lease) SerializesAllWrites(bucket string) bool {
+	if mode, ok := l.SerializeBuckets[bucket]; ok {
+		return mode == SerializeAllWrites
+	}
+	return l.Serialize == SerializeAllWrites
 }

@@ -19,6 +19,12 @@ func (c *Config) Masked() *Config {
 	for i := range masked.Keys {
 		masked.Keys[i].Buckets = append([]string(nil), c.Keys[i].Buckets...)
 	}
+	if c.Lease.SerializeBuckets != nil {
+		masked.Lease.SerializeBuckets = make(map[string]string, len(c.Lease.SerializeBuckets))
+		for k, v := range c.Lease.SerializeBuckets {
+			masked.Lease.SerializeBuckets[k] = v
+		}
+	}
 	if c.Backend.Buckets != nil {
 		masked.Backend.Buckets = make(map[string]string, len(c.Backend.Buckets))
 		for k, v := range c.Backend.Buckets {

@@ -266,6 +266,17 @@ func (c *Config) validateLease() error {
 	case l.WaitBudget >= MaxWaitBudget:
 		return keyError("lease.wait_budget", "must be shorter than %s: the held-back body would outlast the backend's idle-request timeout", MaxWaitBudget)
 	}
+	if err := oneOf("lease.serialize", l.Serialize, SerializeConditionalOnly, SerializeAllWrites); err != nil {
+		return err
+	}
+	for _, bucket := range sortedKeys(l.SerializeBuckets) {
+		if !IsBucketName(bucket) {
+			return keyError("lease.serialize_buckets", "%q is not a valid bucket name", bucket)
+		}
+		if err := oneOf("lease.serialize_buckets."+bucket, l.SerializeBuckets[bucket], SerializeConditionalOnly, SerializeAllWrites); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
