@@ -159,7 +159,8 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, log zerolog.L
 		if err != nil {
 			return nil, fmt.Errorf("lease.path: open the embedded lease store: %w", err)
 		}
-		a.closers = append(a.closers, func(context.Context) error { return bolt.Close() })
+		stopSweeping := sweepPeriodically(bolt, cfg.Lease.TTL, log)
+		a.closers = append(a.closers, func(context.Context) error { stopSweeping(); return bolt.Close() })
 		table = bolt
 	}
 	host, _ := os.Hostname()
@@ -171,4 +172,31 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, log zerolog.L
 		WaitBudget:       cfg.Lease.WaitBudget,
 		Owner:            host + ":" + strconv.Itoa(os.Getpid()),
 	}, log.With().Str("component", "lease").Logger()), nil
+}
+
+// sweepPeriodically removes expired rows from the embedded lease store, the
+// work DynamoDB's TTL does for a shared table; without it the file only grows.
+func sweepPeriodically(bolt *dynamolease.BoltTable, ttl time.Duration, log zerolog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	interval := max(ttl/4, time.Minute)
+	go func() {
+		defer close(done)
+		ticker := time.NewTicker(interval)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+				n, err := bolt.Sweep(ctx, time.Now())
+				if err != nil {
+					log.Warn().Err(err).Msg("sweeping expired leases")
+				} else if n > 0 {
+					log.Debug().Int("removed", n).Msg("swept expired leases")
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
