@@ -49,7 +49,11 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 		hasETag = hasETag || o.ETag != ""
 	}
 	if (!hasETag && !strict) || p.backend.NativeConditional {
-		p.forward(c, forwardSpec{body: bytes.NewReader(data), length: int64(len(data)), payloadSHA256: sha256Hex(data)})
+		// The client's checksum header may be dropped (checksums:
+		// verify-only), and S3 servers require an integrity header on
+		// DeleteObjects: send the MD5 of the bytes that are forwarded.
+		p.forward(c, forwardSpec{body: bytes.NewReader(data), length: int64(len(data)), payloadSHA256: sha256Hex(data),
+			header: http.Header{"Content-Md5": {contentMD5(data)}}})
 		return
 	}
 	if p.leases == nil {
@@ -115,10 +119,9 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 // the backend's per-key result.
 func (p *Proxy) deleteOnBackend(c *call, req *s3xml.DeleteRequest) (*s3xml.DeleteResult, error) {
 	body := req.Marshal()
-	sum := md5.Sum(body)
 	spec := forwardSpec{
 		body: bytes.NewReader(body), length: int64(len(body)), payloadSHA256: sha256Hex(body),
-		header: http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}},
+		header: http.Header{"Content-Md5": {contentMD5(body)}},
 	}
 	out, _, err := p.outboundRequest(c, spec)
 	if err != nil {
@@ -148,6 +151,11 @@ func escapeKey(key string) string {
 		segments[i] = url.PathEscape(s)
 	}
 	return strings.Join(segments, "/")
+}
+
+func contentMD5(b []byte) string {
+	sum := md5.Sum(b)
+	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
 func sha256Hex(b []byte) string {

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -114,18 +113,9 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, log zerolog.
 // noRedirects hands a backend's redirect to the client as it is, as a proxy must.
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// backendTransport is tuned for one busy upstream: many idle connections
-// kept for reuse, no transparent gzip (bodies and ETags must pass untouched).
-func backendTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DisableCompression = true
-	t.MaxIdleConns = 256
-	t.MaxIdleConnsPerHost = 256
-	t.IdleConnTimeout = 90 * time.Second
-	t.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	t.ExpectContinueTimeout = 0
-	return t
-}
+// backendTransport is proxy.NewBackendTransport: see there why its
+// connections reset when cut off.
+func backendTransport() *http.Transport { return proxy.NewBackendTransport() }
 
 func credentialsProvider(ctx context.Context, c config.Credentials, region string) (aws.CredentialsProvider, error) {
 	switch c.Source {
