@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config mirrors s3cond's YAML configuration (see config.yaml at the
+// repository root); the harness renders one per test.
+type Config struct {
+	Server  ServerConfig  `yaml:"server"`
+	DataDir string        `yaml:"data_dir"`
+	Backend BackendConfig `yaml:"backend"`
+	Keys    []KeyConfig   `yaml:"keys"`
+	Lease   LeaseConfig   `yaml:"lease"`
+	Log     LogConfig     `yaml:"log"`
+}
+
+type ServerConfig struct {
+	Listen  string `yaml:"listen"`
+	Region  string `yaml:"region"`
+	MaxSkew string `yaml:"max_skew,omitempty"`
+}
+
+type BackendConfig struct {
+	Type        string            `yaml:"type"`
+	Endpoint    string            `yaml:"endpoint,omitempty"`
+	Region      string            `yaml:"region"`
+	Addressing  string            `yaml:"addressing"`
+	Credentials CredentialsConfig `yaml:"credentials"`
+	Checksums   string            `yaml:"checksums,omitempty"`
+	Conditional string            `yaml:"conditional,omitempty"`
+}
+
+type CredentialsConfig struct {
+	Source          string `yaml:"source"`
+	AccessKeyID     string `yaml:"access_key_id,omitempty"`
+	SecretAccessKey string `yaml:"secret_access_key,omitempty"`
+}
+
+type KeyConfig struct {
+	AccessKeyID string   `yaml:"access_key_id"`
+	Secret      string   `yaml:"secret"`
+	Buckets     []string `yaml:"buckets"`
+	Access      string   `yaml:"access"`
+}
+
+type LeaseConfig struct {
+	Store            string         `yaml:"store"`
+	DynamoDB         DynamoDBConfig `yaml:"dynamodb"`
+	Timeout          string         `yaml:"timeout,omitempty"`
+	MaxClockSkewRate float64        `yaml:"max_clock_skew_rate,omitempty"`
+	PollInterval     string         `yaml:"poll_interval,omitempty"`
+	TTL              string         `yaml:"ttl,omitempty"`
+	WaitBudget       string         `yaml:"wait_budget,omitempty"`
+}
+
+type DynamoDBConfig struct {
+	Table       string            `yaml:"table,omitempty"`
+	Region      string            `yaml:"region,omitempty"`
+	Endpoint    string            `yaml:"endpoint,omitempty"`
+	Credentials CredentialsConfig `yaml:"credentials"`
+}
+
+type LogConfig struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}
+
+// YAML renders c as s3cond reads it.
+func (c Config) YAML() (string, error) {
+	out, err := yaml.Marshal(c)
+	if err != nil {
+		return "", fmt.Errorf("render s3cond config: %w", err)
+	}
+	return string(out), nil
+}

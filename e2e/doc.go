@@ -1,0 +1,10 @@
+// Package e2e holds s3cond's end-to-end tests: they start real processes
+// (versitygw as the backend, s3cond in front of it, moto or dynalite for the
+// shared lease table) and drive them with real S3 clients: aws-sdk-go-v2,
+// minio-go, the AWS CLI, boto3 and the AWS SDK for JavaScript.
+//
+// S3COND_E2E_TARGET=direct points the clients straight at versitygw instead
+// of at s3cond. That mode exists to check the tests themselves against a
+// known-good S3 server (and as a baseline for benchmarks); tests of features
+// only s3cond has (several keys, grants, leases) do not run in it.
+package e2e

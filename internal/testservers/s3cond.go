@@ -1,0 +1,170 @@
+package testservers
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// S3cond is a running s3cond process.
+type S3cond struct {
+	Endpoint   string // http://127.0.0.1:PORT
+	Addr       string
+	ConfigPath string // empty when it runs on its embedded defaults
+	Dir        string // its working directory (holds ./s3cond-data by default)
+	Process    *Process
+	bin        string
+	env        []string
+}
+
+// s3condBuild builds the binary once per test binary: every test that starts
+// s3cond shares it, and the build takes seconds even with a warm cache.
+var s3condBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// BuildS3cond returns the path of an s3cond binary built from this module's
+// ./cmd/s3cond (or $S3COND_BIN when set, to test a prebuilt binary).
+func BuildS3cond(t testing.TB) string {
+	t.Helper()
+	s3condBuild.once.Do(func() {
+		if p := os.Getenv("S3COND_BIN"); p != "" {
+			s3condBuild.path = p
+			return
+		}
+		s3condBuild.path, s3condBuild.err = buildS3cond()
+	})
+	if s3condBuild.err != nil {
+		t.Fatalf("build s3cond: %v", s3condBuild.err)
+	}
+	return s3condBuild.path
+}
+
+func buildS3cond() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	// Not t.TempDir: the binary outlives the test that happened to build it.
+	// One small file per test binary in the OS temp dir is left behind.
+	dir, err := os.MkdirTemp("", "s3cond-e2e-bin-")
+	if err != nil {
+		return "", fmt.Errorf("make build dir: %w", err)
+	}
+	bin := filepath.Join(dir, "s3cond")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/s3cond")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/s3cond in %s: %w\n%s", root, err, out)
+	}
+	return bin, nil
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside the s3cond module (go env GOMOD is empty)")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// StartS3cond writes configYAML to a file in a fresh working directory and
+// runs `s3cond serve --config FILE` there. It waits for server.listen from
+// the config; if the config leaves it empty, it picks a free port and passes
+// it as S3COND_SERVER_LISTEN.
+func StartS3cond(t testing.TB, configYAML string, env ...string) *S3cond {
+	t.Helper()
+	listen, err := listenFromConfig(configYAML)
+	if err != nil {
+		t.Fatalf("s3cond config: %v", err)
+	}
+	dir := t.TempDir()
+	configPath := filepath.Join(dir, "s3cond.yaml")
+	if err := os.WriteFile(configPath, []byte(configYAML), 0o600); err != nil {
+		t.Fatalf("write s3cond config: %v", err)
+	}
+	if listen == "" {
+		listen = FreeAddr(t)
+		env = append(env, "S3COND_SERVER_LISTEN="+listen)
+	}
+	s := &S3cond{Addr: listen, Endpoint: "http://" + listen, ConfigPath: configPath, Dir: dir,
+		bin: BuildS3cond(t), env: env}
+	s.Process = s.start(t)
+	return s
+}
+
+// StartS3condDefaults runs `s3cond` with no arguments (its embedded
+// development defaults) in a fresh working directory, on a free port.
+func StartS3condDefaults(t testing.TB) *S3cond {
+	t.Helper()
+	listen := FreeAddr(t)
+	s := &S3cond{Addr: listen, Endpoint: "http://" + listen, Dir: t.TempDir(), bin: BuildS3cond(t),
+		env: []string{"S3COND_SERVER_LISTEN=" + listen}}
+	s.Process = s.start(t)
+	return s
+}
+
+func (s *S3cond) start(t testing.TB) *Process {
+	t.Helper()
+	var args []string
+	if s.ConfigPath != "" {
+		args = []string{"serve", "--config", s.ConfigPath}
+	}
+	return Start(t, Spec{Name: "s3cond", Path: s.bin, Args: args, Env: s.env, Dir: s.Dir, Addr: s.Addr,
+		Wait: 20 * time.Second})
+}
+
+// Restart stops s3cond (if it still runs) and starts it again with the same
+// configuration, address and working directory.
+func (s *S3cond) Restart(t testing.TB) {
+	t.Helper()
+	s.Process.Stop()
+	s.Process = s.start(t)
+}
+
+// Command runs a one-shot s3cond subcommand (for example `table create
+// --config FILE`) in s's working directory and returns its output.
+func (s *S3cond) Command(t testing.TB, args ...string) string {
+	t.Helper()
+	return RunS3condCommand(t, s.Dir, s.env, args...)
+}
+
+// RunS3condCommand runs `s3cond ARGS...` in dir and fails the test if it
+// exits non-zero.
+func RunS3condCommand(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(BuildS3cond(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("s3cond %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func listenFromConfig(configYAML string) (string, error) {
+	var doc struct {
+		Server struct {
+			Listen string `yaml:"listen"`
+		} `yaml:"server"`
+	}
+	if err := yaml.Unmarshal([]byte(configYAML), &doc); err != nil {
+		return "", fmt.Errorf("parse YAML: %w", err)
+	}
+	return doc.Server.Listen, nil
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run installs what it needs first).
+# Unit tests run with the race detector; the end-to-end tests in e2e/ run
+# without it: they start real servers and move hundreds of MiB, which -race
+# would slow several-fold without watching any more of s3cond's own code
+# (its processes are separate binaries).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+echo "== go vet"
+go vet ./...
+
+echo "== gofmt"
+unformatted=$(find . -name '*.go' -not -path './e2e/node/*' -not -path './.git/*' -print0 | xargs -0 gofmt -l)
+if [ -n "$unformatted" ]; then
+	echo "not gofmt-formatted:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
+echo "== unit tests (-race)"
+go test -race -count=1 $(go list ./... | grep -v '/e2e$')
+
+echo "== end-to-end tests"
+go test -count=1 -timeout 15m ./e2e
