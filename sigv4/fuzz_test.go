@@ -128,7 +128,9 @@ func FuzzCanonicalRequest(f *testing.F) {
 			t.Fatalf("canonical request has the wrong shape: %q", creq)
 		}
 		value := strings.TrimPrefix(lines[4], "x-test:")
-		if strings.Contains(value, "  ") || strings.TrimSpace(value) != value && !strings.ContainsAny(value, "\t\v\f") {
+		// SigV4's Trimall works on ASCII spaces only, as the AWS SDKs do:
+		// other Unicode spaces (U+00A0) are part of the value.
+		if strings.Contains(value, "  ") || strings.Trim(value, " ") != value {
 			t.Fatalf("header value not trimmed and collapsed: %q", value)
 		}
 	})
