@@ -17,7 +17,8 @@ import (
 // honours the leases it held before it stopped. bbolt locks the file, so
 // only one process can use it; a second one gets an error after a second.
 type BoltTable struct {
-	db *bolt.DB
+	db      *bolt.DB
+	commits *groupCommitter
 }
 
 var leaseBucket = []byte("leases")
@@ -50,11 +51,14 @@ func OpenBolt(path string) (*BoltTable, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("prepare lease file %s: %w", path, err)
 	}
-	return &BoltTable{db: db}, nil
+	return &BoltTable{db: db, commits: startGroupCommitter(db)}, nil
 }
 
 // Close closes the file.
-func (b *BoltTable) Close() error { return b.db.Close() }
+func (b *BoltTable) Close() error {
+	b.commits.close()
+	return b.db.Close()
+}
 
 // Create implements Table. A row whose TTL has passed counts as absent, as
 // if DynamoDB's TTL sweep had removed it.
@@ -63,8 +67,8 @@ func (b *BoltTable) Create(ctx context.Context, r Record) (*Record, error) {
 		return nil, err
 	}
 	var existing *Record
-	err := b.db.Update(func(tx *bolt.Tx) error {
-		bucket := tx.Bucket(leaseBucket)
+	err := b.commits.write(ctx, func(bucket *bolt.Bucket) error {
+		existing = nil
 		k := boltKey(r.Path, r.ETag)
 		if current, err := decodeBoltRow(r.Path, r.ETag, bucket.Get(k)); err != nil {
 			return err
@@ -83,8 +87,8 @@ func (b *BoltTable) Replace(ctx context.Context, r Record, seen uint64) (*Record
 		return nil, err
 	}
 	var current *Record
-	err := b.db.Update(func(tx *bolt.Tx) error {
-		bucket := tx.Bucket(leaseBucket)
+	err := b.commits.write(ctx, func(bucket *bolt.Bucket) error {
+		current = nil
 		k := boltKey(r.Path, r.ETag)
 		row, err := decodeBoltRow(r.Path, r.ETag, bucket.Get(k))
 		if err != nil {
