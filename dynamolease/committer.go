@@ -53,6 +53,13 @@ type attempt struct {
 // lease past Options.WaitBudget; *StoreError when the table failed; the
 // context's error when ctx ended.
 func (c *Committer) Acquire(ctx context.Context, path, etag string, check func(context.Context) error) (*Lease, error) {
+	start := time.Now()
+	lease, err := c.acquire(ctx, path, etag, check)
+	c.opts.Observer.AcquireDone(time.Since(start), err)
+	return lease, err
+}
+
+func (c *Committer) acquire(ctx context.Context, path, etag string, check func(context.Context) error) (*Lease, error) {
 	a := &attempt{
 		key:       localKey{path, etag},
 		owner:     c.opts.Owner + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
@@ -191,7 +198,7 @@ func (c *Committer) acquireFromTable(ctx context.Context, a *attempt, stale *hel
 				}
 			}
 			if row.Released || time.Since(firstSeen) >= c.opts.staleAfter(row.Timeout) {
-				lease, current, err := c.takeOver(ctx, a, seenGen)
+				lease, current, err := c.takeOver(ctx, a, seenGen, row.Released)
 				if err != nil || lease != nil {
 					return lease, err
 				}
@@ -248,12 +255,14 @@ func (c *Committer) create(ctx context.Context, a *attempt) (*Lease, *Record, er
 	return nil, existing, nil
 }
 
-// takeOver writes seen+1 if the row still has generation seen.
-func (c *Committer) takeOver(ctx context.Context, a *attempt, seen uint64) (*Lease, *Record, error) {
+// takeOver writes seen+1 if the row still has generation seen; released is
+// whether that generation was marked released (for the Observer).
+func (c *Committer) takeOver(ctx context.Context, a *attempt, seen uint64, released bool) (*Lease, *Record, error) {
 	r := c.record(a, seen+1, false)
 	sentAt := time.Now()
 	current, err := c.table.Replace(ctx, r, seen)
 	if err == nil || wroteIt(current, r) {
+		c.opts.Observer.TookOver(released)
 		c.log.Debug().Str("path", a.key.path).Str("etag", a.key.etag).Uint64("generation", r.Generation).
 			Msg("took over lease")
 		return c.newLease(a, r, sentAt), nil, nil

@@ -113,6 +113,7 @@ func (l *Lease) Renew(ctx context.Context) error {
 		l.generation, l.acquired = next.Generation, sentAt
 		l.mu.Unlock()
 		l.c.local.holding(l.state, l.turn, l.held())
+		l.c.opts.Observer.Renewed()
 		return nil
 	}
 	if errors.Is(err, ErrConditionFailed) {
@@ -240,6 +241,7 @@ func (l *Lease) isLost() bool {
 func (l *Lease) markLost() {
 	l.lostOnce.Do(func() {
 		close(l.lost)
+		l.c.opts.Observer.Lost()
 		l.c.log.Warn().Str("path", l.key.path).Str("etag", l.key.etag).Uint64("generation", l.Generation()).
 			Msg("lease lost")
 	})

@@ -16,7 +16,33 @@ type Options struct {
 	TTL              time.Duration // how long the table keeps a row after its last write; default 1 h
 	WaitBudget       time.Duration // how long Acquire waits for another holder; default 10 s
 	Owner            string        // written to each row, for people reading the table; default host:pid:random
+	// Observer hears of lease events, for metrics; default: nobody.
+	Observer Observer
 }
+
+// Observer is told what leases do, so a process can export metrics without
+// the protocol knowing about them. Its methods are called synchronously on
+// the lease's own goroutines: they must be quick and safe for concurrent use.
+type Observer interface {
+	// AcquireDone reports the end of an Acquire call: how long it took
+	// (mostly waiting for other holders) and its error, nil for a lease.
+	AcquireDone(wait time.Duration, err error)
+	// TookOver reports a row won by bumping its generation: released says
+	// whether the holder had released it (the usual case once a key has
+	// been written) rather than gone stale (a holder that vanished).
+	TookOver(released bool)
+	// Renewed reports a successful renewal.
+	Renewed()
+	// Lost reports a held lease found taken over, or expired unrenewed.
+	Lost()
+}
+
+type nopObserver struct{}
+
+func (nopObserver) AcquireDone(time.Duration, error) {}
+func (nopObserver) TookOver(bool)                    {}
+func (nopObserver) Renewed()                         {}
+func (nopObserver) Lost()                            {}
 
 func (o Options) withDefaults() Options {
 	if o.Timeout <= 0 {
@@ -36,6 +62,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Owner == "" {
 		o.Owner = DefaultOwner()
+	}
+	if o.Observer == nil {
+		o.Observer = nopObserver{}
 	}
 	return o
 }

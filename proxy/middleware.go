@@ -29,6 +29,9 @@ type requestInfo struct {
 	err         *s3err.Error
 	leaseWait   time.Duration
 	bytesIn     int64
+	// leased marks a write taking a lease without condition headers
+	// (strict mode); see markLeased.
+	leased bool
 }
 
 func (i *requestInfo) set(f func(*requestInfo)) {
@@ -92,16 +95,31 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// accessLogMiddleware writes one structured line per request. It names the
-// access key ID, never a secret or signature.
+// accessLogMiddleware writes one structured line per request, and reports
+// the request to the metrics observer. It names the access key ID, never a
+// secret or signature.
 func (p *Proxy) accessLogMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
+		duration := time.Since(start)
+		if rec.status == 0 {
+			rec.status = http.StatusOK // what net/http sends for a handler that wrote nothing
+		}
 		info := infoFrom(r.Context())
 		info.mu.Lock()
 		defer info.mu.Unlock()
+		outcome := conditionalOutcome(info.op, r.Header, info.leased, rec.status)
+		p.observer.ObserveRequest(RequestRecord{
+			Operation:          info.op.String(),
+			Status:             rec.status,
+			Duration:           duration,
+			BytesIn:            info.bytesIn,
+			BytesOut:           rec.bytes,
+			ConditionalOutcome: outcome,
+			SignatureFailure:   signatureFailure(info.err, info.accessKeyID != ""),
+		})
 		ev := p.log.Info()
 		if rec.status >= 500 {
 			ev = p.log.Warn()
@@ -115,9 +133,12 @@ func (p *Proxy) accessLogMiddleware(next http.Handler) http.Handler {
 			Int("status", rec.status).
 			Int64("bytes_out", rec.bytes).
 			Int64("bytes_in", info.bytesIn).
-			Dur("duration", time.Since(start))
+			Dur("duration", duration)
 		if info.leaseWait > 0 {
 			ev = ev.Dur("lease_wait", info.leaseWait)
+		}
+		if outcome != "" {
+			ev = ev.Str("conditional", outcome)
 		}
 		if info.err != nil {
 			ev = ev.Str("error_code", string(info.err.Code))

@@ -55,6 +55,7 @@ type Proxy struct {
 	serializeAllWrites func(bucket string) bool
 	// newRequestID makes the x-amz-request-id of each response.
 	newRequestID func() string
+	observer     RequestObserver
 	handler      http.Handler
 }
 
@@ -77,6 +78,8 @@ type Options struct {
 	SerializeAllWrites func(bucket string) bool
 	// NewRequestID defaults to 16 random hex digits.
 	NewRequestID func() string
+	// Observer is told about every finished request (metrics). Default: nobody.
+	Observer RequestObserver
 }
 
 // New builds the proxy and its middleware chain.
@@ -84,7 +87,10 @@ func New(o Options) *Proxy {
 	p := &Proxy{
 		auth: o.Auth, access: o.Access, backend: o.Backend, leases: o.Leases,
 		domain: o.Domain, log: o.Log, newRequestID: o.NewRequestID, leaseTimeout: o.LeaseTimeout,
-		serializeAllWrites: o.SerializeAllWrites,
+		serializeAllWrites: o.SerializeAllWrites, observer: o.Observer,
+	}
+	if p.observer == nil {
+		p.observer = nopObserver{}
 	}
 	if p.serializeAllWrites == nil {
 		p.serializeAllWrites = func(string) bool { return false }

@@ -2,22 +2,20 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/internal/app"
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/tlsreload"
 )
-
-// shutdownGrace is how long in-flight requests may run after SIGTERM.
-const shutdownGrace = 30 * time.Second
 
 func loadConfig(f commonFlags, env []string) (*config.Config, error) {
 	if f.listen != "" {
@@ -58,35 +56,51 @@ func serve(ctx context.Context, args, env []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("server.listen: %w", err)
 	}
-	srv := &http.Server{
-		Handler:           a.Handler,
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		// S3 allows 8 KiB of request headers in general, more with
-		// metadata; this bound keeps a hostile header section out.
-		MaxHeaderBytes: 64 << 10,
-		ErrorLog:       nil,
+	opts := app.ServeOptions{Listener: ln, ShutdownGrace: cfg.Server.ShutdownGrace, Log: log}
+	// SIGHUP reloads the certificate. Caught even without TLS: its default
+	// action would end the process, a surprise for whoever sent it to reload.
+	hangups := make(chan os.Signal, 1)
+	signal.Notify(hangups, syscall.SIGHUP)
+	defer signal.Stop(hangups)
+	scheme := "http"
+	if cfg.Server.TLS.Enabled() {
+		certs, err := tlsreload.New(cfg.Server.TLS.CertFile, cfg.Server.TLS.KeyFile, log.With().Str("component", "tls").Logger())
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("server.tls: %w", err)
+		}
+		go certs.ReloadOn(ctx, hangups)
+		opts.TLS, scheme = certs.TLSConfig(), "https"
+	} else {
+		go ignoreHangups(ctx, hangups, log)
 	}
-	endpoint := "http://" + ln.Addr().String()
+	if cfg.Admin.Listen != "" {
+		adminLn, err := net.Listen("tcp", cfg.Admin.Listen)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("admin.listen: %w", err)
+		}
+		opts.AdminListener = adminLn
+		log.Info().Str("admin", "http://"+adminLn.Addr().String()).Msg("admin listener: /metrics, /healthz, /readyz")
+	}
+
+	endpoint := scheme + "://" + ln.Addr().String()
 	log.Info().Str("endpoint", endpoint).Str("backend", a.BackendEndpoint).Str("lease_store", cfg.Lease.Store).Msg("s3cond serving")
 	if usesDevKey(cfg) {
 		printDevBanner(stdout, endpoint, cfg)
 	}
+	return a.Serve(ctx, opts)
+}
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
+func ignoreHangups(ctx context.Context, hangups <-chan os.Signal, log zerolog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hangups:
+			log.Info().Msg("SIGHUP: no TLS certificate to reload (server.tls is not set)")
+		}
 	}
-	log.Info().Msg("shutting down: no new connections, waiting for requests in flight")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
 }
 
 func usesDevKey(cfg *config.Config) bool {

@@ -1,13 +1,15 @@
 // Package app wires s3cond's parts from a Config: the backend (a real S3
 // endpoint or the embedded development store), the re-signing transport,
-// the lease store and committer, the client keyring and verifier, and the
-// proxy handler. cmd/s3cond calls Build and serves the handler.
+// the lease store and committer, the client keyring and verifier, the
+// proxy handler, and the metrics and readiness probes of the admin listener.
+// cmd/s3cond calls Build, then Serve.
 package app
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,19 +19,41 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/access"
+	"github.com/s3cond/s3cond/internal/admin"
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/embedded"
+	"github.com/s3cond/s3cond/internal/metrics"
 	"github.com/s3cond/s3cond/proxy"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
-// App is a wired s3cond: Handler serves the S3 API; Close releases what Build opened.
+// Readiness probe timings: a probe answers within probeTimeout or counts as
+// down, and its result is reused for readinessCacheFor.
+const (
+	probeTimeout      = 2 * time.Second
+	readinessCacheFor = 3 * time.Second
+)
+
+// readinessProbeKey is the lease row /readyz reads. No write ever creates
+// it: reading it proves the table answers without touching real leases.
+const readinessProbeKey = "s3cond-readiness-probe/"
+
+// App is a wired s3cond: Handler serves the S3 API, AdminHandler the
+// operators' endpoints; Close releases what Build opened.
 type App struct {
 	Handler http.Handler
+	// AdminHandler serves /metrics, /healthz and /readyz.
+	AdminHandler http.Handler
+	// Registry holds this process's metrics.
+	Registry *prometheus.Registry
+	// Readiness probes the lease store and the backend.
+	Readiness *admin.Readiness
 	// BackendEndpoint is where requests go (the embedded store's address in development).
 	BackendEndpoint string
 	closers         []func(context.Context) error
@@ -46,21 +70,27 @@ func (a *App) Close(ctx context.Context) error {
 
 // Build wires s3cond from cfg.
 func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App, err error) {
-	a := &App{}
+	a := &App{Registry: prometheus.NewRegistry()}
 	defer func() {
 		if err != nil {
 			_ = a.Close(context.WithoutCancel(ctx))
 		}
 	}()
+	a.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := metrics.New(a.Registry)
 
-	backend, err := a.buildBackend(ctx, cfg, log)
+	backend, backendProbe, err := a.buildBackend(ctx, cfg, m, log)
 	if err != nil {
 		return nil, err
 	}
-	committer, err := a.buildLeases(ctx, cfg, log)
+	committer, leaseProbe, err := a.buildLeases(ctx, cfg, m, log)
 	if err != nil {
 		return nil, err
 	}
+	a.Readiness = admin.NewReadiness(probeTimeout, readinessCacheFor,
+		admin.Probe{Name: "lease_store", Check: leaseProbe},
+		admin.Probe{Name: "backend", Check: backendProbe})
+	a.AdminHandler = admin.Handler(a.Registry, a.Readiness)
 	keyring := access.NewKeyring(cfg.Keys)
 	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
 	verifier.MaxSkew = cfg.Server.MaxSkew
@@ -74,48 +104,89 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		SerializeAllWrites: cfg.Lease.SerializesAllWrites,
 		Domain:             cfg.Server.Domain,
 		Log:                log,
+		Observer:           m,
 	})
 	return a, nil
 }
 
-func (a *App) buildBackend(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*proxy.Backend, error) {
+func (a *App) buildBackend(ctx context.Context, cfg *config.Config, m *metrics.Metrics, log zerolog.Logger) (*proxy.Backend, func(context.Context) error, error) {
 	endpoint := cfg.Backend.Endpoint
 	creds := aws.CredentialsProvider(credentials.NewStaticCredentialsProvider("embedded", "embedded", ""))
 	if cfg.Backend.Type == config.BackendEmbedded {
 		store, err := embedded.Start(ctx, cfg.DataDir, log.With().Str("component", "embedded-store").Logger())
 		if err != nil {
-			return nil, fmt.Errorf("start the embedded S3 store in %s: %w", cfg.DataDir, err)
+			return nil, nil, fmt.Errorf("start the embedded S3 store in %s: %w", cfg.DataDir, err)
 		}
 		a.closers = append(a.closers, store.Close)
 		endpoint = store.Endpoint()
 	} else {
 		c, err := credentialsProvider(ctx, cfg.Backend.Credentials, cfg.Backend.Region)
 		if err != nil {
-			return nil, fmt.Errorf("backend.credentials: %w", err)
+			return nil, nil, fmt.Errorf("backend.credentials: %w", err)
 		}
 		creds = c
 	}
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("backend.endpoint: %w", err)
+		return nil, nil, fmt.Errorf("backend.endpoint: %w", err)
 	}
 	a.BackendEndpoint = endpoint
+	transport := backendTransport(cfg.Backend.Pool)
+	// The probe shares the connection pool but not the metrics: health
+	// checks are not client traffic.
+	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, cfg.Backend.Region), CheckRedirect: noRedirects}
 	return &proxy.Backend{
-		Endpoint:          u,
-		VirtualHosted:     cfg.Backend.Addressing == config.AddressingVirtual,
-		Buckets:           cfg.Backend.Buckets,
-		Client:            &http.Client{Transport: sigv4.NewResigner(backendTransport(), creds, cfg.Backend.Region), CheckRedirect: noRedirects},
+		Endpoint:      u,
+		VirtualHosted: cfg.Backend.Addressing == config.AddressingVirtual,
+		Buckets:       cfg.Backend.Buckets,
+		Client: &http.Client{
+			Transport:     sigv4.NewResigner(m.InstrumentTransport(transport), creds, cfg.Backend.Region),
+			CheckRedirect: noRedirects,
+		},
 		ForwardChecksums:  cfg.Backend.Checksums == config.ChecksumsForward,
 		NativeConditional: cfg.Backend.Conditional == config.ConditionalNative,
-	}, nil
+	}, backendProbe(probeClient, u), nil
+}
+
+// backendProbe checks that the backend answers HTTP at all: any status
+// below 500 will do, since a HEAD of the service root is refused by some
+// stores and not granted to every credential, yet proves the store is up.
+func backendProbe(client *http.Client, endpoint *url.URL) func(context.Context) error {
+	return func(ctx context.Context) error {
+		root := *endpoint
+		root.Path, root.RawPath = "/", ""
+		req, err := http.NewRequestWithContext(ctx, http.MethodHead, root.String(), nil)
+		if err != nil {
+			return fmt.Errorf("build the backend probe: %w", err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return fmt.Errorf("HEAD %s: %w", root.Redacted(), err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode >= 500 {
+			return fmt.Errorf("HEAD %s: status %d", root.Redacted(), resp.StatusCode)
+		}
+		return nil
+	}
 }
 
 // noRedirects hands a backend's redirect to the client as it is, as a proxy must.
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// backendTransport is proxy.NewBackendTransport: see there why its
-// connections reset when cut off.
-func backendTransport() *http.Transport { return proxy.NewBackendTransport() }
+// backendTransport is proxy.NewBackendTransport (see there why its
+// connections reset when cut off) with backend.pool's settings.
+func backendTransport(pool config.Pool) *http.Transport {
+	t := proxy.NewBackendTransport()
+	// With virtual-hosted addressing every bucket is its own host, so the
+	// total bound leaves a few of them a full per-host pool.
+	t.MaxIdleConns = 4 * pool.MaxIdleConnsPerHost
+	t.MaxIdleConnsPerHost = pool.MaxIdleConnsPerHost
+	t.IdleConnTimeout = pool.IdleConnTimeout
+	t.ResponseHeaderTimeout = pool.ResponseHeaderTimeout
+	t.DialContext = proxy.ResettingDialer(&net.Dialer{Timeout: pool.DialTimeout, KeepAlive: 30 * time.Second})
+	return t
+}
 
 func credentialsProvider(ctx context.Context, c config.Credentials, region string) (aws.CredentialsProvider, error) {
 	switch c.Source {
@@ -130,7 +201,9 @@ func credentialsProvider(ctx context.Context, c config.Credentials, region strin
 	}
 }
 
-func (a *App) buildLeases(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*dynamolease.Committer, error) {
+// buildLeases opens the lease store and returns the committer on it and the
+// store's readiness probe.
+func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Metrics, log zerolog.Logger) (*dynamolease.Committer, func(context.Context) error, error) {
 	var table dynamolease.Table
 	switch cfg.Lease.Store {
 	case config.LeaseStoreMemory:
@@ -138,30 +211,37 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, log zerolog.L
 	case config.LeaseStoreDynamoDB:
 		client, err := newDynamoClient(ctx, cfg)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		table = dynamolease.NewDynamoTable(client, cfg.Lease.DynamoDB.Table)
 	default:
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-			return nil, fmt.Errorf("data_dir: %w", err)
+			return nil, nil, fmt.Errorf("data_dir: %w", err)
 		}
 		bolt, err := dynamolease.OpenBolt(cfg.LeasePath())
 		if err != nil {
-			return nil, fmt.Errorf("lease.path: open the embedded lease store: %w", err)
+			return nil, nil, fmt.Errorf("lease.path: open the embedded lease store: %w", err)
 		}
 		stopSweeping := sweepPeriodically(bolt, cfg.Lease.TTL, log)
 		a.closers = append(a.closers, func(context.Context) error { stopSweeping(); return bolt.Close() })
 		table = bolt
 	}
+	probe := func(ctx context.Context) error {
+		if _, err := table.Get(ctx, readinessProbeKey, "*"); err != nil {
+			return fmt.Errorf("read a lease row: %w", err)
+		}
+		return nil
+	}
 	host, _ := os.Hostname()
-	return dynamolease.NewCommitter(table, dynamolease.Options{
+	return dynamolease.NewCommitter(m.InstrumentTable(table), dynamolease.Options{
 		Timeout:          cfg.Lease.Timeout,
 		MaxClockSkewRate: cfg.Lease.MaxClockSkewRate,
 		PollInterval:     cfg.Lease.PollInterval,
 		TTL:              cfg.Lease.TTL,
 		WaitBudget:       cfg.Lease.WaitBudget,
 		Owner:            host + ":" + strconv.Itoa(os.Getpid()),
-	}, log.With().Str("component", "lease").Logger()), nil
+		Observer:         m,
+	}, log.With().Str("component", "lease").Logger()), probe, nil
 }
 
 // sweepPeriodically removes expired rows from the embedded lease store, the

@@ -57,6 +57,7 @@ type Config struct {
 	Backend Backend `yaml:"backend"`
 	Keys    []Key   `yaml:"keys"`
 	Lease   Lease   `yaml:"lease"`
+	Admin   Admin   `yaml:"admin"`
 	Log     Log     `yaml:"log"`
 }
 
@@ -66,6 +67,25 @@ type Server struct {
 	Region  string        `yaml:"region"`
 	Domain  string        `yaml:"domain"`
 	MaxSkew time.Duration `yaml:"max_skew"`
+	// ShutdownGrace is how long requests in flight may run after SIGTERM.
+	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
+	TLS           TLS           `yaml:"tls"`
+}
+
+// TLS serves the S3 API over HTTPS when both files are set. The pair is read
+// again on SIGHUP, so a renewed certificate needs no restart.
+type TLS struct {
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
+}
+
+// Enabled reports whether the client listener serves HTTPS.
+func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
+
+// Admin is the operators' listener: /metrics, /healthz, /readyz.
+type Admin struct {
+	// Listen is its address; empty disables it.
+	Listen string `yaml:"listen"`
 }
 
 // Backend is the S3-compatible store requests are forwarded to.
@@ -79,6 +99,17 @@ type Backend struct {
 	Conditional string      `yaml:"conditional"`
 	// Buckets maps a client bucket name to the backend bucket name.
 	Buckets map[string]string `yaml:"buckets"`
+	Pool    Pool              `yaml:"pool"`
+}
+
+// Pool tunes the HTTP connections to the backend.
+type Pool struct {
+	MaxIdleConnsPerHost int           `yaml:"max_idle_conns_per_host"`
+	IdleConnTimeout     time.Duration `yaml:"idle_conn_timeout"`
+	DialTimeout         time.Duration `yaml:"dial_timeout"`
+	// ResponseHeaderTimeout bounds the wait for the backend's response
+	// headers once the request is sent; 0 means no bound.
+	ResponseHeaderTimeout time.Duration `yaml:"response_header_timeout"`
 }
 
 // BackendBucket returns the backend bucket that serves the client's bucket.
@@ -163,9 +194,10 @@ func (c *Config) LeasePath() string {
 func Default() *Config {
 	return &Config{
 		Server: Server{
-			Listen:  "127.0.0.1:9000",
-			Region:  "us-east-1",
-			MaxSkew: 15 * time.Minute,
+			Listen:        "127.0.0.1:9000",
+			Region:        "us-east-1",
+			MaxSkew:       15 * time.Minute,
+			ShutdownGrace: 30 * time.Second,
 		},
 		DataDir: "./s3cond-data",
 		Backend: Backend{
@@ -180,6 +212,11 @@ func Default() *Config {
 			// checksums come back to clients that ask for checksum mode.
 			Checksums:   ChecksumsForward,
 			Conditional: ConditionalLease,
+			Pool: Pool{
+				MaxIdleConnsPerHost: 256,
+				IdleConnTimeout:     90 * time.Second,
+				DialTimeout:         5 * time.Second,
+			},
 		},
 		Keys: []Key{{
 			AccessKeyID: DevAccessKeyID,
@@ -203,6 +240,7 @@ func Default() *Config {
 			WaitBudget:       10 * time.Second,
 			Serialize:        SerializeConditionalOnly,
 		},
+		Admin: Admin{Listen: "127.0.0.1:9001"},
 		Log: Log{
 			Level:  "info",
 			Format: LogFormatConsole,

@@ -107,6 +107,8 @@ func TestEveryKeyIsOverridableFromTheEnvironment(t *testing.T) {
 			switch leaf.typ.Kind() {
 			case reflect.Float64:
 				text, value = "2.5", 2.5
+			case reflect.Int:
+				text, value = "42", 42
 			case reflect.String:
 				text, value = "value-of-"+leaf.key, "value-of-"+leaf.key
 			default:

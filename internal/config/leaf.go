@@ -15,8 +15,8 @@ var (
 	stringMapType = reflect.TypeOf(map[string]string(nil))
 )
 
-// setScalar parses text into a leaf of the config (string, duration or
-// number). The YAML decoder and the environment overrides share it so a value
+// setScalar parses text into a leaf of the config (string, duration,
+// whole number or number). The YAML decoder and the environment overrides share it so a value
 // means the same thing wherever it is written.
 func setScalar(v reflect.Value, text string) error {
 	switch {
@@ -28,6 +28,12 @@ func setScalar(v reflect.Value, text string) error {
 		v.SetInt(int64(d))
 	case v.Kind() == reflect.String:
 		v.SetString(text)
+	case v.Kind() == reflect.Int:
+		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 0)
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", text)
+		}
+		v.SetInt(n)
 	case v.Kind() == reflect.Float64:
 		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
@@ -48,7 +54,7 @@ func isLeaf(t reflect.Type) bool {
 	switch {
 	case t == durationType, t == stringsType, t == stringMapType:
 		return true
-	case t.Kind() == reflect.String, t.Kind() == reflect.Float64:
+	case t.Kind() == reflect.String, t.Kind() == reflect.Float64, t.Kind() == reflect.Int:
 		return true
 	}
 	return false

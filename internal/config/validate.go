@@ -33,6 +33,7 @@ func (c *Config) Validate() error {
 		c.validateBackend,
 		c.validateKeys,
 		c.validateLease,
+		c.validateAdmin,
 		c.validateLog,
 	}
 	for _, check := range checks {
@@ -56,6 +57,29 @@ func (c *Config) validateServer() error {
 	}
 	if s.MaxSkew <= 0 {
 		return keyError("server.max_skew", "must be > 0")
+	}
+	if s.ShutdownGrace <= 0 {
+		return keyError("server.shutdown_grace", "must be > 0")
+	}
+	// Half a pair would silently serve plain HTTP where HTTPS was meant.
+	if s.TLS.CertFile == "" && s.TLS.KeyFile != "" {
+		return keyError("server.tls.cert_file", "must be set when server.tls.key_file is")
+	}
+	if s.TLS.KeyFile == "" && s.TLS.CertFile != "" {
+		return keyError("server.tls.key_file", "must be set when server.tls.cert_file is")
+	}
+	return nil
+}
+
+func (c *Config) validateAdmin() error {
+	if c.Admin.Listen == "" {
+		return nil
+	}
+	if err := validateListen(c.Admin.Listen); err != nil {
+		return keyError("admin.listen", "%q %v", c.Admin.Listen, err)
+	}
+	if c.Admin.Listen == c.Server.Listen {
+		return keyError("admin.listen", "%q is also server.listen; the admin listener needs its own address", c.Admin.Listen)
 	}
 	return nil
 }
@@ -138,6 +162,9 @@ func (c *Config) validateBackend() error {
 	if err := oneOf("backend.conditional", b.Conditional, ConditionalLease, ConditionalNative); err != nil {
 		return err
 	}
+	if err := validatePool(b.Pool); err != nil {
+		return err
+	}
 	for _, client := range sortedKeys(b.Buckets) {
 		key := "backend.buckets." + client
 		if !IsBucketName(client) {
@@ -146,6 +173,20 @@ func (c *Config) validateBackend() error {
 		if backend := b.Buckets[client]; !IsBucketName(backend) {
 			return keyError(key, "%q is not a valid S3 bucket name", backend)
 		}
+	}
+	return nil
+}
+
+func validatePool(p Pool) error {
+	switch {
+	case p.MaxIdleConnsPerHost < 1:
+		return keyError("backend.pool.max_idle_conns_per_host", "must be >= 1")
+	case p.IdleConnTimeout <= 0:
+		return keyError("backend.pool.idle_conn_timeout", "must be > 0")
+	case p.DialTimeout <= 0:
+		return keyError("backend.pool.dial_timeout", "must be > 0")
+	case p.ResponseHeaderTimeout < 0:
+		return keyError("backend.pool.response_header_timeout", "must be >= 0 (0: no bound)")
 	}
 	return nil
 }
