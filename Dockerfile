@@ -9,6 +9,6 @@ RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}"
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/s3cond /usr/local/bin/s3cond
-EXPOSE 9000
+EXPOSE 9000 9001
 ENTRYPOINT ["/usr/local/bin/s3cond"]
 CMD ["serve", "--config", "/etc/s3cond/config.yaml"]

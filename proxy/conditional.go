@@ -88,6 +88,7 @@ func (p *Proxy) serveConditional(c *call) bool {
 		p.fail(c, s3err.Newf(s3err.NotImplemented, "Conditional writes need a lease store, and none is configured."))
 		return true
 	}
+	markLeased(c)
 	p.leasedWrite(c, cond)
 	return true
 }

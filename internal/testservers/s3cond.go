@@ -88,6 +88,10 @@ func moduleRoot() (string, error) {
 // it as S3COND_SERVER_LISTEN.
 func StartS3cond(t testing.TB, configYAML string, env ...string) *S3cond {
 	t.Helper()
+	// Several processes run side by side: each takes a free admin port
+	// (the default 127.0.0.1:9001 would let only one start). The caller's
+	// env comes after, so a test may still choose one.
+	env = append([]string{"S3COND_ADMIN_LISTEN=127.0.0.1:0"}, env...)
 	listen, err := listenFromConfig(configYAML)
 	if err != nil {
 		t.Fatalf("s3cond config: %v", err)
@@ -113,7 +117,7 @@ func StartS3condDefaults(t testing.TB) *S3cond {
 	t.Helper()
 	listen := FreeAddr(t)
 	s := &S3cond{Addr: listen, Endpoint: "http://" + listen, Dir: t.TempDir(), bin: BuildS3cond(t),
-		env: []string{"S3COND_SERVER_LISTEN=" + listen}}
+		env: []string{"S3COND_SERVER_LISTEN=" + listen, "S3COND_ADMIN_LISTEN=127.0.0.1:0"}}
 	s.Process = s.start(t)
 	return s
 }
