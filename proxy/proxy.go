@@ -14,6 +14,7 @@ package proxy
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -130,7 +131,15 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.target = t
-	c.op = classify(r.Method, t.Bucket, t.Key, r.URL.Query(), r.Header)
+	// r.URL.Query() drops what it cannot parse, including everything past
+	// net/url's parameter limit: a request it misread (a CreateMultipartUpload
+	// seen as a PutObject) must be refused, not classified.
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		p.fail(c, s3err.Newf(s3err.InvalidArgument, "The query string could not be parsed.").With("ArgumentName", "query"))
+		return
+	}
+	c.op = classify(r.Method, t.Bucket, t.Key, query, r.Header)
 	c.info.set(func(i *requestInfo) { i.op, i.bucket, i.key = c.op, t.Bucket, t.Key })
 
 	auth, err := p.auth.Verify(r)
