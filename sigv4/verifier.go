@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -165,6 +166,9 @@ func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Req
 	if perr := requireSignedHost(fields); perr != nil {
 		return nil, perr
 	}
+	if perr := requireSignedAmzHeaders(r.Header, fields); perr != nil {
+		return nil, perr
+	}
 	payloadHash := r.Header.Get(headerContentSHA256)
 	if payloadHash == "" {
 		return nil, s3err.Newf(s3err.InvalidRequest, "Missing required header for this request: x-amz-content-sha256")
@@ -208,6 +212,9 @@ func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (
 			With("ServerTime", now.UTC().Format(time.RFC3339))
 	}
 	if perr := requireSignedHost(fields.authFields); perr != nil {
+		return nil, perr
+	}
+	if perr := requireSignedAmzHeaders(r.Header, fields.authFields); perr != nil {
 		return nil, perr
 	}
 	// A presigned URL covers no payload unless the client sent (and so
@@ -298,6 +305,47 @@ func requireSignedHost(fields authFields) *s3err.Error {
 	return s3err.Newf(s3err.AccessDenied, "There were headers present in the request which were not signed").
 		With("HeadersNotSigned", "host")
 }
+
+// requireSignedAmzHeaders refuses x-amz-* headers the signature does not
+// cover, as S3 does: forwarded unsigned, anyone on the path could add
+// metadata, an ACL, or a copy source that turns a PUT into a copy. Exempt
+// are headers that cannot widen what the request does: the payload hash
+// (the canonical request's last line carries its value), checksums (they
+// only add checks), the SDK's user agent, and a session token (s3cond's keys
+// have none, and it is never forwarded).
+func requireSignedAmzHeaders(h http.Header, fields authFields) *s3err.Error {
+	signed := make(map[string]bool, len(fields.headerNames))
+	for _, name := range fields.headerNames {
+		signed[name] = true
+	}
+	var unsigned []string
+	for name := range h {
+		lower := strings.ToLower(name)
+		if !strings.HasPrefix(lower, "x-amz-") || signed[lower] || unsignedAmzHeaderAllowed(lower) {
+			continue
+		}
+		unsigned = append(unsigned, lower)
+	}
+	if len(unsigned) == 0 {
+		return nil
+	}
+	sort.Strings(unsigned)
+	return s3err.Newf(s3err.AccessDenied, "There were headers present in the request which were not signed").
+		With("HeadersNotSigned", strings.Join(unsigned, ", "))
+}
+
+func unsignedAmzHeaderAllowed(lower string) bool {
+	switch {
+	case lower == headerContentSHA256Lower, lower == "x-amz-user-agent", lower == "x-amz-sdk-checksum-algorithm",
+		lower == "x-amz-security-token":
+		return true
+	case strings.HasPrefix(lower, "x-amz-checksum-"):
+		return true
+	}
+	return false
+}
+
+const headerContentSHA256Lower = "x-amz-content-sha256"
 
 // checkSignature recomputes the client's signature and compares it in
 // constant time. The canonical URI is S3's (decoded once, UriEncoded once);

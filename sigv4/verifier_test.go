@@ -449,3 +449,27 @@ func TestAuthParams(t *testing.T) {
 		t.Fatalf("after removing AuthQueryParams the query is %v", q)
 	}
 }
+
+func TestUnsignedAmzHeadersAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		refuse bool
+	}{
+		{"X-Amz-Meta-Owner", true},
+		{"X-Amz-Copy-Source", true},
+		{"X-Amz-Acl", true},
+		{"X-Amz-Checksum-Crc32", false},
+		{"X-Amz-User-Agent", false},
+	} {
+		r := signedRequest(t, "PUT", "/bucket/key", "", signOptions{payloadHash: emptyPayloadSHA256})
+		r.Header.Set(c.header, "added after signing")
+		_, err := testVerifier().Verify(r)
+		refused := s3err.Is(err, s3err.AccessDenied)
+		if refused != c.refuse {
+			t.Errorf("%s added unsigned: err %v, want refused=%v", c.header, err, c.refuse)
+		}
+		if refused && !strings.Contains(string(s3err.As(err).XML("/", "R")), strings.ToLower(c.header)) {
+			t.Errorf("%s: HeadersNotSigned does not name it", c.header)
+		}
+	}
+}
