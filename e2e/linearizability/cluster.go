@@ -1,0 +1,227 @@
+package linearizability
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/s3cond/s3cond/e2e"
+	"github.com/s3cond/s3cond/internal/testservers"
+)
+
+// Lease settings short enough that leases expire within a test: a holder
+// that vanished is taken over after Timeout × SkewRate = 2 s.
+const (
+	LeaseTimeout  = time.Second
+	SkewRate      = 2
+	WaitBudget    = 3 * time.Second
+	PollInterval  = 100 * time.Millisecond
+	testBucket    = "linear"
+	clientKey     = "AKIALINEARIZABLE"
+	clientSecret  = "linearizability-secret-0123456789"
+	tableName     = "s3cond-leases"
+	serializeEnv  = "S3COND_LEASE_SERIALIZE"
+	strictMode    = "all-writes"
+	defaultMode   = "conditional-only"
+	startupBudget = 20 * time.Second
+)
+
+// ClusterOptions says what to start.
+type ClusterOptions struct {
+	// Proxies is how many s3cond processes serve the bucket (default 1).
+	Proxies int
+	// DynamoDB selects a shared lease table on moto; otherwise each process
+	// uses its embedded lease store (then Proxies should be 1).
+	DynamoDB bool
+	// Moto, with DynamoDB, is a running moto to create the table Table on;
+	// nil starts a moto of the cluster's own.
+	Moto  *Moto
+	Table string
+	// DelayBackend routes s3cond's backend traffic through a DelayProxy.
+	DelayBackend bool
+	// Serialize is lease.serialize ("" keeps the default, conditional-only).
+	Serialize string
+	// LeaseTimeout overrides lease.timeout (default LeaseTimeout). A lease
+	// left held then makes a contender wait LeaseTimeout × SkewRate.
+	LeaseTimeout time.Duration
+	// MonotonicOffset, if set, runs proxy 0 in a Linux time namespace whose
+	// monotonic and boot clocks are this far ahead of the others'.
+	MonotonicOffset time.Duration
+}
+
+// Cluster is versitygw, optionally a delay proxy and moto, and s3cond
+// processes in front of them.
+type Cluster struct {
+	Backend *testservers.VersityGW
+	Delay   *testservers.DelayProxy // nil unless DelayBackend
+	Moto    *Moto                   // nil unless DynamoDB
+	Proxies []*testservers.S3cond
+	Config  e2e.Config
+	Cred    e2e.Credentials
+	Bucket  string
+
+	env []string
+}
+
+// NewCluster starts everything and creates the bucket.
+func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
+	t.Helper()
+	if opts.Proxies == 0 {
+		opts.Proxies = 1
+	}
+	c := &Cluster{Backend: testservers.StartVersityGW(t), Cred: e2e.Credentials{AccessKey: clientKey, Secret: clientSecret},
+		Bucket: testBucket}
+	backendEndpoint := c.Backend.Endpoint
+	if opts.DelayBackend {
+		c.Delay = testservers.StartDelayProxy(t, c.Backend.Process.Addr)
+		backendEndpoint = c.Delay.Endpoint()
+	}
+	c.Config = e2e.Config{
+		Server: e2e.ServerConfig{Region: e2e.Region, MaxSkew: "15m"},
+		Backend: e2e.BackendConfig{Type: "s3", Endpoint: backendEndpoint, Region: e2e.Region, Addressing: "path",
+			Credentials: e2e.CredentialsConfig{Source: "static", AccessKeyID: c.Backend.AccessKey, SecretAccessKey: c.Backend.Secret},
+			Checksums:   "verify-only", Conditional: "lease"},
+		Keys: []e2e.KeyConfig{{AccessKeyID: clientKey, Secret: clientSecret, Buckets: []string{"*"}, Access: "read-write"}},
+		Lease: e2e.LeaseConfig{Store: "embedded", Timeout: LeaseTimeout.String(), MaxClockSkewRate: SkewRate,
+			PollInterval: PollInterval.String(), TTL: "1h", WaitBudget: WaitBudget.String()},
+		Log: e2e.LogConfig{Level: "info", Format: "console"},
+	}
+	if opts.LeaseTimeout != 0 {
+		c.Config.Lease.Timeout = opts.LeaseTimeout.String()
+	}
+	if opts.Serialize != "" {
+		// Through the environment: the e2e harness's Config has no field for
+		// lease.serialize, and every key has an S3COND_* override.
+		c.env = append(c.env, serializeEnv+"="+opts.Serialize)
+	}
+	if opts.DynamoDB {
+		c.Moto = opts.Moto
+		if c.Moto == nil {
+			c.Moto = StartRestartableMoto(t)
+		}
+		table := opts.Table
+		if table == "" {
+			table = tableName
+		}
+		c.Config.Lease.Store = "dynamodb"
+		c.Config.Lease.DynamoDB = e2e.DynamoDBConfig{Table: table, Region: e2e.Region, Endpoint: c.Moto.Endpoint,
+			Credentials: e2e.CredentialsConfig{Source: "static", AccessKeyID: "testing", SecretAccessKey: "testing"}}
+		c.CreateLeaseTable(t)
+	}
+	for i := 0; i < opts.Proxies; i++ {
+		var offset time.Duration
+		if i == 0 {
+			offset = opts.MonotonicOffset
+		}
+		c.Proxies = append(c.Proxies, c.startProxy(t, offset))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Client(0, 10*time.Second).CreateBucket(ctx, bucketInput(c.Bucket)); err != nil {
+		t.Fatalf("create bucket %s: %v", c.Bucket, err)
+	}
+	return c
+}
+
+func (c *Cluster) startProxy(t testing.TB, monotonicOffset time.Duration) *testservers.S3cond {
+	t.Helper()
+	cfg := c.Config
+	cfg.Server.Listen = testservers.FreeAddr(t)
+	cfg.DataDir = filepath.Join(t.TempDir(), "data")
+	text, err := cfg.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each process needs its own admin listener (its default is a fixed
+	// port); the e2e harness's Config has no admin section.
+	env := append(slices.Clone(c.env), "S3COND_ADMIN_LISTEN="+testservers.FreeAddr(t))
+	if monotonicOffset == 0 {
+		return testservers.StartS3cond(t, text, env...)
+	}
+	return startS3condInTimeNamespace(t, text, cfg.Server.Listen, env, monotonicOffset)
+}
+
+// startS3condInTimeNamespace runs s3cond under `unshare --time`, whose
+// CLOCK_MONOTONIC and CLOCK_BOOTTIME are offset from everyone else's. The
+// wall clock cannot be offset this way (Linux time namespaces do not cover
+// CLOCK_REALTIME), nor can a clock be made to run at another rate.
+// The returned process cannot Restart.
+func startS3condInTimeNamespace(t testing.TB, configYAML, listen string, env []string, offset time.Duration) *testservers.S3cond {
+	t.Helper()
+	dir := t.TempDir()
+	configPath := filepath.Join(dir, "s3cond.yaml")
+	if err := os.WriteFile(configPath, []byte(configYAML), 0o600); err != nil {
+		t.Fatalf("write s3cond config: %v", err)
+	}
+	secs := strconv.Itoa(int(offset.Seconds()))
+	args := []string{"--user", "--map-root-user", "--time", "--fork", "--monotonic", secs, "--boottime", secs,
+		testservers.BuildS3cond(t), "serve", "--config", configPath}
+	proc := testservers.Start(t, testservers.Spec{Name: "s3cond (time namespace)", Path: "unshare", Args: args,
+		Env: env, Dir: dir, Addr: listen, Wait: startupBudget})
+	return &testservers.S3cond{Endpoint: "http://" + listen, Addr: listen, ConfigPath: configPath, Dir: dir, Process: proc}
+}
+
+// CreateLeaseTable runs `s3cond table create` against moto (again, after a
+// restart lost the table).
+func (c *Cluster) CreateLeaseTable(t testing.TB) {
+	t.Helper()
+	cfg := c.Config
+	cfg.Server.Listen = "127.0.0.1:1" // not used by `table create`
+	cfg.DataDir = filepath.Join(t.TempDir(), "data")
+	text, err := cfg.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s3cond.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatalf("write config: %v", err)
+	}
+	// Retried: a moto that just started may still fail its first requests
+	// on a loaded machine.
+	var out []byte
+	for attempt := 0; attempt < 5; attempt++ {
+		cmd := exec.Command(testservers.BuildS3cond(t), "table", "create", "--config", path)
+		cmd.Dir = dir
+		out, err = cmd.CombinedOutput()
+		if err == nil {
+			return
+		}
+		time.Sleep(time.Second)
+	}
+	t.Fatalf("s3cond table create: %v\n%s", err, out)
+}
+
+// Endpoints lists the s3cond endpoints.
+func (c *Cluster) Endpoints() []string {
+	out := make([]string, len(c.Proxies))
+	for i, p := range c.Proxies {
+		out[i] = p.Endpoint
+	}
+	return out
+}
+
+// KillAndRestart SIGKILLs proxy i, waits pause, and starts it again on the
+// same address, configuration and data_dir.
+func (c *Cluster) KillAndRestart(t testing.TB, i int, pause time.Duration) {
+	t.Helper()
+	c.Proxies[i].Process.Kill()
+	time.Sleep(pause)
+	c.Proxies[i].Restart(t)
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("split %q: %w", addr, err)
+	}
+	p, err := strconv.Atoi(port)
+	return host, p, err
+}

@@ -1,0 +1,16 @@
+// Package linearizability checks s3cond's conditional writes the way Jepsen
+// does: many concurrent clients run creates (If-None-Match: *), compare-and-
+// swaps (If-Match), conditional deletes, reads and optionally unconditional
+// writes against a few keys while faults are injected (processes killed, the
+// lease store restarted, a slow or resetting backend); every call and its
+// outcome is recorded, and porcupine decides whether some sequential order
+// of the operations, consistent with real time, explains every result.
+//
+// Operations whose outcome the client cannot know (timeouts, 5xx, broken
+// connections) are kept as "may have happened": they stay open until the end
+// of the history and the model lets them take effect or not.
+//
+// The tests start real servers (versitygw, moto, s3cond) through
+// internal/testservers. S3COND_SOAK_DURATION makes the recording phases run
+// longer (scripts/soak.sh).
+package linearizability

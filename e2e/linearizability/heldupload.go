@@ -1,0 +1,121 @@
+package linearizability
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/s3cond/s3cond/e2e"
+	"github.com/s3cond/s3cond/internal/testservers"
+)
+
+// HeldUpload is a PutObject sent by hand whose body the test releases in
+// two parts, so it can act between "s3cond has the whole body" and "the
+// backend has it".
+type HeldUpload struct {
+	body   []byte
+	split  int
+	pipe   *io.PipeWriter
+	result chan heldResult
+	// connsAtStart is what each backend connection had carried before the
+	// upload began (nil without a delay proxy).
+	connsAtStart map[*testservers.ProxyConn]int64
+}
+
+type heldResult struct {
+	resp *e2e.RawResponse
+	err  error
+}
+
+// StartHeldUpload starts a PUT of body to /bucket/key with header (for
+// If-Match / If-None-Match), signed UNSIGNED-PAYLOAD, and sends the first
+// split bytes of the body. delay (may be nil) is the proxy in front of the
+// backend, for HoldAtBackend.
+func StartHeldUpload(ctx context.Context, endpoint string, cred e2e.Credentials, bucket, key string, header http.Header, body []byte, split int, delay *testservers.DelayProxy) *HeldUpload {
+	pr, pw := io.Pipe()
+	u := &HeldUpload{body: body, split: split, pipe: pw, result: make(chan heldResult, 1)}
+	if delay != nil {
+		u.connsAtStart = map[*testservers.ProxyConn]int64{}
+		for _, c := range delay.Conns() {
+			u.connsAtStart[c] = c.BytesUp()
+		}
+	}
+	go func() {
+		resp, err := e2e.DoContext(ctx, endpoint, cred, e2e.RawRequest{Method: http.MethodPut, Path: "/" + bucket + "/" + key,
+			Header: header, BodyFrom: pr, ContentLength: int64(len(body)), PayloadHash: e2e.UnsignedPayload})
+		_ = pr.CloseWithError(io.ErrClosedPipe) // unblock a writer if the request ended early
+		u.result <- heldResult{resp, err}
+	}()
+	go func() { _, _ = pw.Write(body[:split]) }()
+	return u
+}
+
+// SendRest sends the rest of the body.
+func (u *HeldUpload) SendRest() {
+	go func() {
+		_, _ = u.pipe.Write(u.body[u.split:])
+		_ = u.pipe.Close()
+	}()
+}
+
+// Abandon breaks the body off: the HTTP client gives up the request as a
+// client that disconnects mid-upload would.
+func (u *HeldUpload) Abandon() { _ = u.pipe.CloseWithError(fmt.Errorf("client gave up the upload")) }
+
+// Wait returns the response (or transport error).
+func (u *HeldUpload) Wait(timeout time.Duration) (*e2e.RawResponse, error) {
+	select {
+	case r := <-u.result:
+		return r.resp, r.err
+	case <-time.After(timeout):
+		return nil, fmt.Errorf("no response within %s", timeout)
+	}
+}
+
+// backendConnCarrying waits until one connection through the delay proxy has
+// carried at least min more bytes up than it had in before, and then stays
+// still for a moment: the connection of the held upload, with s3cond
+// waiting for more body.
+func backendConnCarrying(delay *testservers.DelayProxy, before map[*testservers.ProxyConn]int64, min int64, within time.Duration) (*testservers.ProxyConn, error) {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		for _, c := range delay.Conns() {
+			if n := c.BytesUp(); n-before[c] >= min {
+				time.Sleep(200 * time.Millisecond)
+				if c.BytesUp() == n {
+					return c, nil
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("no backend connection carried %d bytes within %s", min, within)
+}
+
+// HoldAtBackend sends the rest of u's body and keeps its final bytes in
+// the delay proxy: it returns once s3cond has sent the whole body, which
+// for a conditional write means it holds the lease and re-checked the
+// precondition. The caller must Resume (deliver) or Reset (drop) the
+// returned connection.
+func (u *HeldUpload) HoldAtBackend(delay *testservers.DelayProxy, within time.Duration) (*testservers.ProxyConn, error) {
+	conn, err := backendConnCarrying(delay, u.connsAtStart, int64(u.split)-1, within)
+	if err != nil {
+		return nil, err
+	}
+	conn.Pause()
+	before := conn.BytesUp()
+	u.SendRest()
+	want := before + int64(len(u.body)-u.split)
+	deadline := time.Now().Add(within)
+	for conn.BytesUp() < want {
+		if time.Now().After(deadline) {
+			conn.Resume()
+			return nil, fmt.Errorf("s3cond sent %d of the last %d body bytes to the backend within %s",
+				conn.BytesUp()-before, len(u.body)-u.split, within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return conn, nil
+}

@@ -1,0 +1,282 @@
+package linearizability
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// Workload is the concurrent client mix that records a history.
+type Workload struct {
+	Cluster *Cluster
+	Keys    []string
+	// Clients run conditional operations: read a key, then create it if
+	// missing, else CAS or delete it with the ETag read (and sometimes a
+	// blind create, which should mostly get 412).
+	Clients int
+	// PutClients run unconditional PUTs and GETs only.
+	PutClients int
+	// OpTimeout is each request's client-side deadline (default 5 s).
+	OpTimeout time.Duration
+	// BodySize pads every value to this many bytes (default 64).
+	BodySize int
+	// Pace sleeps between a client's operations (default none).
+	Pace time.Duration
+}
+
+// Counters are what the workload saw that the model does not check.
+type Counters struct {
+	// Unexpected counts answers outside the contract (4xx other than 404,
+	// 409 and 412); each is also recorded as ambiguous.
+	Unexpected atomic.Int64
+	// Garbled counts GET bodies that are no value any client wrote.
+	Garbled   atomic.Int64
+	mu        sync.Mutex
+	samples   []string
+	ambiguous []string
+}
+
+func (c *Counters) sampleAmbiguous(op string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.ambiguous) < 5 {
+		c.ambiguous = append(c.ambiguous, fmt.Sprintf("%s: %v", op, err))
+	}
+}
+
+// AmbiguousSamples are a few of the errors recorded as ambiguous.
+func (c *Counters) AmbiguousSamples() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.ambiguous...)
+}
+
+func (c *Counters) unexpected(op string, err error) {
+	c.Unexpected.Add(1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.samples) < 5 {
+		c.samples = append(c.samples, fmt.Sprintf("%s: %v", op, err))
+	}
+}
+
+// Samples are a few of the unexpected answers, for the failure message.
+func (c *Counters) Samples() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.samples...)
+}
+
+// Run records operations into rec until ctx ends, then waits for the
+// operations in flight.
+func (w Workload) Run(ctx context.Context, rec *Recorder) *Counters {
+	if w.OpTimeout == 0 {
+		w.OpTimeout = 5 * time.Second
+	}
+	if w.BodySize == 0 {
+		w.BodySize = 64
+	}
+	counters := &Counters{}
+	var wg sync.WaitGroup
+	for i := 0; i < w.Clients+w.PutClients; i++ {
+		wg.Add(1)
+		go func(id int) {
+			defer wg.Done()
+			wc := &workloadClient{w: w, id: id, rec: rec, counters: counters,
+				s3: w.Cluster.Client(id, w.OpTimeout), rnd: rand.New(rand.NewPCG(uint64(id), uint64(time.Now().UnixNano())))}
+			conditional := id < w.Clients
+			for ctx.Err() == nil {
+				if conditional {
+					wc.conditionalRound(ctx)
+				} else {
+					wc.putRound(ctx)
+				}
+				pause := w.Pace + wc.backoff.next(wc.lastAmbiguous)
+				if pause > 0 {
+					select {
+					case <-ctx.Done():
+					case <-time.After(pause):
+					}
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	return counters
+}
+
+type workloadClient struct {
+	w        Workload
+	id       int
+	rec      *Recorder
+	counters *Counters
+	s3       *s3.Client
+	rnd      *rand.Rand
+
+	lastAmbiguous bool
+	backoff       backoff
+}
+
+// backoff is how a client slows down while its answers are ambiguous, as
+// real clients back off on 503s. It also keeps the history checkable:
+// every ambiguous operation stays open until the end, and hundreds of them
+// from a tight retry loop during an outage make porcupine's search explode.
+type backoff struct{ current time.Duration }
+
+const (
+	minBackoff = 100 * time.Millisecond
+	maxBackoff = 2 * time.Second
+)
+
+func (b *backoff) next(ambiguous bool) time.Duration {
+	if !ambiguous {
+		b.current = 0
+		return 0
+	}
+	b.current = min(max(2*b.current, minBackoff), maxBackoff)
+	return b.current
+}
+
+// opContext is independent of the run's context: an operation started
+// before the run ended finishes (or times out) normally, so the end of the
+// run does not turn answers into ambiguous outcomes.
+func (c *workloadClient) opContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), c.w.OpTimeout)
+}
+
+func (c *workloadClient) conditionalRound(ctx context.Context) {
+	c.lastAmbiguous = false
+	key := c.w.Keys[c.rnd.IntN(len(c.w.Keys))]
+	if c.rnd.IntN(10) == 0 {
+		c.create(key)
+		return
+	}
+	found, value, etag := c.get(key)
+	if ctx.Err() != nil {
+		return
+	}
+	switch {
+	case found == OutcomeNotFound:
+		c.create(key)
+	case found == OutcomeOK && c.rnd.IntN(5) == 0:
+		c.delete(key, value, etag)
+	case found == OutcomeOK:
+		c.cas(key, value, etag)
+	}
+}
+
+func (c *workloadClient) putRound(ctx context.Context) {
+	c.lastAmbiguous = false
+	key := c.w.Keys[c.rnd.IntN(len(c.w.Keys))]
+	if c.rnd.IntN(2) == 0 {
+		c.get(key)
+		return
+	}
+	c.put(key)
+}
+
+// nextValue is unique across clients and workload runs on one recorder.
+func (c *workloadClient) nextValue() string {
+	return fmt.Sprintf("c%02d-%06d", c.id, c.rec.nextSeq())
+}
+
+// Body renders a value as an object body: the value, '|', padding.
+func Body(value string, size int) []byte {
+	b := []byte(value + "|")
+	for len(b) < size {
+		b = append(b, byte('a'+len(b)%26))
+	}
+	return b
+}
+
+// ValueOf is the value a body holds (the inverse of Body).
+func ValueOf(body []byte) (string, bool) {
+	value, _, ok := strings.Cut(string(body), "|")
+	return value, ok && value != ""
+}
+
+func (c *workloadClient) get(key string) (Outcome, string, string) {
+	pending := c.rec.Invoke(c.id, Input{Kind: OpGet, Key: key})
+	ctx, cancel := c.opContext()
+	defer cancel()
+	resp, err := c.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(c.w.Cluster.Bucket), Key: aws.String(key)})
+	if err != nil {
+		outcome, unexpected := classify(err)
+		if unexpected {
+			c.counters.unexpected("get "+key, err)
+		}
+		c.returned(pending, Output{Outcome: outcome})
+		return outcome, "", ""
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.returned(pending, Output{Outcome: OutcomeAmbiguous})
+		return OutcomeAmbiguous, "", ""
+	}
+	value, ok := ValueOf(body)
+	if !ok {
+		c.counters.Garbled.Add(1)
+		value = "garbled:" + string(body)
+	}
+	c.returned(pending, Output{Outcome: OutcomeOK, Value: value})
+	return OutcomeOK, value, aws.ToString(resp.ETag)
+}
+
+func (c *workloadClient) write(in Input, input *s3.PutObjectInput) {
+	pending := c.rec.Invoke(c.id, in)
+	input.Bucket, input.Key = aws.String(c.w.Cluster.Bucket), aws.String(in.Key)
+	input.Body = bytes.NewReader(Body(in.Value, c.w.BodySize))
+	ctx, cancel := c.opContext()
+	defer cancel()
+	_, err := c.s3.PutObject(ctx, input)
+	c.finish(pending, in, err)
+}
+
+func (c *workloadClient) finish(pending Pending, in Input, err error) {
+	outcome, unexpected := classify(err)
+	if unexpected {
+		c.counters.unexpected(fmt.Sprintf("%s %s", in.Kind, in.Key), err)
+	} else if outcome == OutcomeAmbiguous {
+		c.counters.sampleAmbiguous(fmt.Sprintf("%s %s", in.Kind, in.Key), err)
+	}
+	c.returned(pending, Output{Outcome: outcome})
+}
+
+func (c *workloadClient) returned(pending Pending, out Output) {
+	if out.Outcome == OutcomeAmbiguous {
+		c.lastAmbiguous = true
+	}
+	pending.Return(out)
+}
+
+func (c *workloadClient) create(key string) {
+	c.write(Input{Kind: OpCreate, Key: key, Value: c.nextValue()}, &s3.PutObjectInput{IfNoneMatch: aws.String("*")})
+}
+
+func (c *workloadClient) cas(key, expect, etag string) {
+	c.write(Input{Kind: OpCAS, Key: key, Value: c.nextValue(), Expect: expect}, &s3.PutObjectInput{IfMatch: aws.String(etag)})
+}
+
+func (c *workloadClient) put(key string) {
+	c.write(Input{Kind: OpPut, Key: key, Value: c.nextValue()}, &s3.PutObjectInput{})
+}
+
+func (c *workloadClient) delete(key, expect, etag string) {
+	in := Input{Kind: OpDelete, Key: key, Expect: expect}
+	pending := c.rec.Invoke(c.id, in)
+	ctx, cancel := c.opContext()
+	defer cancel()
+	_, err := c.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(c.w.Cluster.Bucket), Key: aws.String(key),
+		IfMatch: aws.String(etag)})
+	c.finish(pending, in, err)
+}
