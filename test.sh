@@ -21,6 +21,9 @@ fi
 echo "== unit tests (-race)"
 go test -race -count=1 $(go list ./... | grep -v '/e2e')
 
+echo "== micro-benchmarks, once each (so they keep compiling and running)"
+go test -run '^$' -bench . -benchtime=1x $(go list ./... | grep -v '/e2e')
+
 echo "== end-to-end tests"
 # The client matrix rewrites docs/compatibility.md from this run (a FAIL cell
 # still fails the test): the published versions are those of this machine.

@@ -1,0 +1,48 @@
+// Command s3cond-bench drives an S3 endpoint with concurrent workers and
+// reports ops/s, MB/s and latency percentiles per workload. With --compare it
+// runs the same workloads against a second endpoint (the backend directly)
+// and prints the ratio of the two, which is s3cond's overhead.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rs/zerolog"
+)
+
+// exitOpsFailed is the exit status when the run finished but some operations
+// failed: the numbers were written, but they describe a faulty run.
+const (
+	exitOpsFailed = 1
+	exitUsage     = 2
+)
+
+func main() {
+	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Timestamp().Logger()
+	cfg, err := parseFlags(os.Args[1:], os.Getenv)
+	if err != nil {
+		if errors.Is(err, errHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "s3cond-bench:", err)
+		os.Exit(exitUsage)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	failed, err := run(ctx, cfg, os.Stdout, os.Stderr, log)
+	if err != nil {
+		log.Error().Err(err).Msg("benchmark failed")
+		stop()
+		os.Exit(exitUsage)
+	}
+	if failed > 0 {
+		log.Error().Int64("failed_operations", failed).Msg("some operations failed; see the error lines")
+		stop()
+		os.Exit(exitOpsFailed)
+	}
+}

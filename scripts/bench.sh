@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# Benchmarks s3cond in front of versitygw against versitygw directly, measures
+# s3cond's peak memory during a 1 GiB PUT and GET, and writes the results to
+# docs/performance.md.
+#
+#   scripts/bench.sh            full run (about 7 minutes on 2 cores)
+#   scripts/bench.sh --quick    short run (about 1.5 minutes) to check the setup
+#   scripts/bench.sh --no-s3cond
+#                               plumbing check while s3cond does not build: both
+#                               endpoints are versitygw, and the file says so
+#   scripts/bench.sh --output FILE   write somewhere else than docs/performance.md
+#
+# versitygw: $S3COND_VERSITYGW, else on PATH, else $HOME/.cache/s3cond/bin/versitygw
+# (GOBIN=$HOME/.cache/s3cond/bin go install github.com/versity/versitygw/cmd/versitygw@v1.8.0).
+# Everything runs on 127.0.0.1 and is stopped on exit.
+set -euo pipefail
+
+quick=0
+with_s3cond=1
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+output="$repo_root/docs/performance.md"
+while (($#)); do
+	case "$1" in
+	--quick) quick=1 ;;
+	--no-s3cond) with_s3cond=0 ;;
+	--output)
+		output=$(realpath -m "$2")
+		shift
+		;;
+	-h | --help)
+		sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		echo "bench.sh: unknown argument $1 (try --help)" >&2
+		exit 2
+		;;
+	esac
+	shift
+done
+
+if ((quick)); then
+	duration=3s
+	rounds=1
+	workloads="get-4k:8,put-4k:8,get-1m:4,put-1m:4,get-64m:2,put-64m:2,list:4,cond-create:8,cond-cas:8,hot-cas:8"
+	rss_size=256m
+	rss_label="256 MiB"
+else
+	# Three rounds of 5 s each, the order of the endpoints alternating, so
+	# that neither side always runs first on a cold backend, and a burst of
+	# load from elsewhere on the machine hits both sides.
+	duration=5s
+	rounds=3
+	workloads="get-4k:16,put-4k:16,get-1m:8,put-1m:8,get-64m:4,put-64m:4,list:8,cond-create:16,cond-cas:16,hot-cas:8"
+	rss_size=1g
+	rss_label="1 GiB"
+fi
+
+find_versitygw() {
+	if [[ -n "${S3COND_VERSITYGW:-}" ]]; then
+		echo "$S3COND_VERSITYGW"
+	elif command -v versitygw >/dev/null; then
+		command -v versitygw
+	elif [[ -x "$HOME/.cache/s3cond/bin/versitygw" ]]; then
+		echo "$HOME/.cache/s3cond/bin/versitygw"
+	else
+		echo "bench.sh: versitygw not found; install it with" >&2
+		echo "  GOBIN=\$HOME/.cache/s3cond/bin go install github.com/versity/versitygw/cmd/versitygw@v1.8.0" >&2
+		return 1
+	fi
+}
+versitygw=$(find_versitygw)
+
+# Other load on the machine skews the ratios more than anything s3cond does:
+# record it in the results.
+load_before=$(cut -d' ' -f1 /proc/loadavg)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/s3cond-bench.XXXXXX")
+started_pids=()
+bench_pid=
+# shellcheck disable=SC2317 # run by the EXIT trap
+stop_all() {
+	local status=$?
+	if [[ -n "$bench_pid" ]]; then
+		# The benchmark first: it then deletes what it wrote while the
+		# servers still run.
+		kill -TERM "$bench_pid" 2>/dev/null || true
+		wait "$bench_pid" 2>/dev/null || true
+	fi
+	for pid in "${started_pids[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${started_pids[@]}"; do
+		# Give each server 5 s to exit before it is killed.
+		for _ in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	if ((status != 0)); then
+		for log in "$work"/*.log; do
+			[[ -f "$log" ]] || continue
+			echo "--- last lines of $(basename "$log")" >&2
+			tail -n 20 "$log" >&2
+		done
+	fi
+	rm -rf "$work"
+	exit "$status"
+}
+trap stop_all EXIT
+trap 'exit 130' INT TERM
+
+# free_port prints a loopback port nothing listens on (bash's /dev/tcp
+# connect fails on a free port).
+free_port() {
+	local port
+	for _ in $(seq 100); do
+		port=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			echo "$port"
+			return 0
+		fi
+	done
+	echo "bench.sh: no free port found" >&2
+	return 1
+}
+
+# wait_listening PORT PID NAME: wait up to 20 s for PORT to accept connections
+# while PID is alive.
+wait_listening() {
+	local port=$1 pid=$2 name=$3
+	for _ in $(seq 200); do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			return 0
+		fi
+		if ! kill -0 "$pid" 2>/dev/null; then
+			echo "bench.sh: $name exited before it listened" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "bench.sh: $name does not listen on 127.0.0.1:$port after 20 s" >&2
+	return 1
+}
+
+echo "building into $work/bin" >&2
+mkdir -p "$work/bin"
+(cd "$repo_root" && go build -o "$work/bin/s3cond-bench" ./cmd/s3cond-bench)
+if ((with_s3cond)); then
+	(cd "$repo_root" && go build -o "$work/bin/s3cond" ./cmd/s3cond)
+fi
+
+backend_key=bench-backend-key
+backend_secret=bench-backend-secret-$RANDOM$RANDOM
+backend_port=$(free_port)
+mkdir -p "$work/versitygw-data"
+"$versitygw" --port "127.0.0.1:$backend_port" --access "$backend_key" --secret "$backend_secret" \
+	posix "$work/versitygw-data" >"$work/versitygw.log" 2>&1 &
+backend_pid=$!
+started_pids+=("$backend_pid")
+wait_listening "$backend_port" "$backend_pid" versitygw
+backend_url="http://127.0.0.1:$backend_port"
+
+if ((with_s3cond)); then
+	client_key=BENCHCLIENTKEY
+	client_secret=bench-client-secret-$RANDOM$RANDOM
+	proxy_port=$(free_port)
+	# Its own port for /metrics too: the default one may be taken.
+	admin_port=$(free_port)
+	while [[ "$admin_port" == "$proxy_port" ]]; do admin_port=$(free_port); done
+	cat >"$work/s3cond.yaml" <<EOF
+server:
+  listen: 127.0.0.1:$proxy_port
+  region: us-east-1
+data_dir: $work/s3cond-data
+backend:
+  type: s3
+  endpoint: $backend_url
+  region: us-east-1
+  addressing: path
+  credentials:
+    source: static
+    access_key_id: $backend_key
+    secret_access_key: $backend_secret
+  conditional: lease
+keys:
+  - access_key_id: $client_key
+    secret: $client_secret
+    buckets: ["*"]
+    access: read-write
+lease:
+  store: embedded
+admin:
+  listen: 127.0.0.1:$admin_port
+log:
+  level: warn
+EOF
+	mkdir -p "$work/s3cond-data"
+	"$work/bin/s3cond" serve --config "$work/s3cond.yaml" >"$work/s3cond.log" 2>&1 &
+	proxy_pid=$!
+	started_pids+=("$proxy_pid")
+	wait_listening "$proxy_port" "$proxy_pid" s3cond
+	primary=(--endpoint "http://127.0.0.1:$proxy_port" --access-key "$client_key" --secret-key "$client_secret"
+		--label s3cond --rss-pid "$proxy_pid")
+	measured_name=s3cond
+	rss_pid=$proxy_pid
+else
+	# Plumbing check: the "proxy" is versitygw itself.
+	primary=(--endpoint "$backend_url" --access-key "$backend_key" --secret-key "$backend_secret"
+		--label versitygw-again --rss-pid "$backend_pid")
+	measured_name=versitygw
+	rss_pid=$backend_pid
+fi
+
+bench_status=0
+run_bench() {
+	local status=0
+	# In the background and waited for: bash runs a trap only once the
+	# foreground command ends, so a TERM would otherwise wait for the suite.
+	"$work/bin/s3cond-bench" "$@" &
+	bench_pid=$!
+	wait "$bench_pid" || status=$?
+	bench_pid=
+	case $status in
+	0) ;;
+	1) bench_status=1 ;; # finished, but some operations failed: still report it
+	*) exit "$status" ;;
+	esac
+}
+
+echo "suite: $workloads, $rounds round(s) of $duration per endpoint" >&2
+run_bench "${primary[@]}" --compare "$backend_url" \
+	--compare-access-key "$backend_key" --compare-secret-key "$backend_secret" --compare-label direct \
+	--bucket s3cond-bench --workload "$workloads" --duration "$duration" --rounds "$rounds" \
+	--json "$work/suite.json" --markdown "$work/suite.md"
+
+echo "peak memory of $measured_name: one $rss_label PUT and one $rss_label GET" >&2
+run_bench "${primary[@]}" --bucket s3cond-bench --workload "put-$rss_size:1,get-$rss_size:1" --ops 1 \
+	--json "$work/rss.json" --markdown "$work/rss.md"
+
+idle_rss=$(awk '/^VmRSS:/ {printf "%.0f MiB", $2 / 1024}' "/proc/$rss_pid/status")
+cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+memory=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1024 / 1024}' /proc/meminfo)
+revision=$(git -C "$repo_root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ -n "$(git -C "$repo_root" status --porcelain 2>/dev/null)" ]]; then
+	revision="$revision (with uncommitted changes)"
+fi
+# The module version from the build info: versitygw --version says "git"
+# for a go-installed binary.
+versitygw_version=$(go version -m "$versitygw" 2>/dev/null | awk '$1 == "mod" {print $3; exit}' || true)
+
+mkdir -p "$(dirname "$output")"
+{
+	echo "# Performance"
+	echo
+	if ((!with_s3cond)); then
+		echo "> **Plumbing check only.** s3cond was not part of this run (\`--no-s3cond\`):"
+		echo "> both columns are versitygw, so the ratios only show run-to-run noise."
+		echo "> Run \`scripts/bench.sh\` once \`go build ./cmd/s3cond\` works to get real numbers."
+		echo
+	fi
+	echo "Generated by \`scripts/bench.sh$( ((quick)) && echo ' --quick')\` on $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "at revision $revision. Rerun the script to refresh this file."
+	echo
+	echo "## Machine"
+	echo
+	echo "- CPU: $cpu_model, $(nproc) cores"
+	echo "- Memory: $memory"
+	echo "- $(go version)"
+	echo "- Backend: versitygw ${versitygw_version:-(version unknown)}, posix backend on a temporary directory"
+	echo "- Load average (1 min) just before the run: $load_before"
+	echo
+	echo "The load generator, s3cond and versitygw share these cores, over loopback."
+	echo "s3cond's own CPU time therefore comes out of the backend's and the client's,"
+	echo "so the ratios below are a pessimistic bound for a proxy on its own machine."
+	if awk -v load="$load_before" -v cores="$(nproc)" 'BEGIN { exit !(load > cores / 2) }'; then
+		echo
+		echo "> **The machine was busy** (load $load_before on $(nproc) cores) when this ran: other"
+		echo "> processes competed for the CPU, so these numbers are noisy. Rerun on an idle machine."
+	fi
+	echo
+	echo "## Throughput and latency: via s3cond against versitygw directly"
+	echo
+	echo "Each workload ran $rounds round(s) of $duration per endpoint, alternating which endpoint went first."
+	echo "ratio = ops/s via s3cond ÷ ops/s direct; added p50 = median latency via s3cond − direct."
+	echo
+	cat "$work/suite.md"
+	echo
+	echo "## Peak memory during a $rss_label PUT and GET"
+	echo
+	echo "Peak resident memory (VmHWM, reset before each workload) of the $measured_name process"
+	echo "while one client uploads and then downloads a single $rss_label object. s3cond streams"
+	echo "bodies, so this should stay far below the object size. Resident memory when idle"
+	echo "afterwards: $idle_rss."
+	echo
+	cat "$work/rss.md"
+	echo
+	echo "## Workloads"
+	echo
+	echo "- get-SIZE / put-SIZE: GetObject / PutObject of SIZE bytes (GET reads from a few pre-uploaded"
+	echo "  objects and checks the length; PUT rewrites 4 keys per worker). Bodies come from a deterministic"
+	echo "  generator and are never held whole in memory."
+	echo "- list: ListObjectsV2 of a prefix holding 100 objects."
+	echo "- cond-create: PutObject of 4 KiB with \`If-None-Match: *\` on a fresh key each time."
+	echo "- cond-cas: each worker owns one key: HeadObject for the ETag, then PutObject with \`If-Match\`."
+	echo "- hot-cas: every worker runs HEAD + \`If-Match\` PUT retry loops on one shared key; an operation is a"
+	echo "  successful commit (ops/s = commits/s, latency = time to commit including retries), and lost"
+	echo "  races are counted as 412 (ETag moved) and 409 (conflicting write still in progress)."
+	echo
+	echo "Clients: aws-sdk-go-v2, path style, no SDK retries (every failure counts), default request"
+	echo "checksums on uploads, response checksum validation only when required. MB = 10^6 bytes;"
+	echo "percentiles are nearest-rank over every operation."
+} >"$output"
+echo "wrote $output" >&2
+exit "$bench_status"
