@@ -15,6 +15,8 @@ import (
 
 // Backend is the S3-compatible storage behind s3cond.
 type Backend struct {
+	// Name identifies the backend in logs and errors.
+	Name string
 	// Endpoint is the storage's base URL.
 	Endpoint *url.URL
 	// VirtualHosted addresses buckets as <bucket>.<endpoint host>.

@@ -77,11 +77,11 @@ func (p *Proxy) serveConditional(c *call) bool {
 	}
 	var cond writeCondition = conds
 	switch {
-	case !conds.Active() && (p.backend.NativeConditional || p.leases == nil || !p.serializeAllWrites(c.target.Bucket)):
+	case !conds.Active() && (c.backend.NativeConditional || p.leases == nil || !p.serializeAllWrites(c.target.Bucket)):
 		return false
 	case !conds.Active():
 		cond = anyState{}
-	case p.backend.NativeConditional:
+	case c.backend.NativeConditional:
 		p.forward(c, p.clientBody(c))
 		return true
 	case p.leases == nil:
@@ -97,7 +97,7 @@ func (p *Proxy) serveConditional(c *call) bool {
 func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	ctx := c.r.Context()
 	// Fail fast (SPEC §3 step 1): no body is read for a write that cannot succeed.
-	state, err := p.backend.head(ctx, c.target)
+	state, err := c.backend.head(ctx, c.target)
 	if err != nil {
 		p.fail(c, err)
 		return
@@ -225,8 +225,8 @@ func (p *Proxy) releaseLease(l *dynamolease.Lease) {
 // leasePath is the lease table's partition key: the backend bucket and the
 // key, so every s3cond in a fleet (whatever its bucket mapping) and an
 // arrow-rs client on the same bucket agree.
-func (p *Proxy) leasePath(t target) string {
-	return p.backend.BackendBucket(t.Bucket) + "/" + t.Key
+func (b *Backend) leasePath(t target) string {
+	return b.BackendBucket(t.Bucket) + "/" + t.Key
 }
 
 // acquireLease takes the lease for a conditional write on t (SPEC §3 steps
@@ -237,7 +237,7 @@ func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds write
 		if known != nil && moves == 0 {
 			state = *known
 		} else {
-			s, err := p.backend.head(ctx, t)
+			s, err := c.backend.head(ctx, t)
 			if err != nil {
 				return nil, err
 			}
@@ -248,7 +248,7 @@ func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds write
 		}
 		etag := conds.LeaseETag(state)
 		check := func(ctx context.Context) error {
-			s, err := p.backend.head(ctx, t)
+			s, err := c.backend.head(ctx, t)
 			if err != nil {
 				return err
 			}
@@ -260,7 +260,7 @@ func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds write
 			}
 			return nil
 		}
-		lease, err := p.leases.Acquire(ctx, p.leasePath(t), etag, check)
+		lease, err := p.leases.Acquire(ctx, c.backend.leasePath(t), etag, check)
 		switch {
 		case err == nil:
 			return lease, nil

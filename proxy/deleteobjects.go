@@ -48,7 +48,7 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 	for _, o := range req.Objects {
 		hasETag = hasETag || o.ETag != ""
 	}
-	if (!hasETag && !strict) || p.backend.NativeConditional {
+	if (!hasETag && !strict) || c.backend.NativeConditional {
 		// The client's checksum header may be dropped (checksums:
 		// verify-only), and S3 servers require an integrity header on
 		// DeleteObjects: send the MD5 of the bytes that are forwarded.
@@ -133,7 +133,7 @@ func (p *Proxy) deleteOnBackend(c *call, req *s3xml.DeleteRequest) (*s3xml.Delet
 			out.Header.Del(name)
 		}
 	}
-	resp, err := p.backend.Client.Do(out)
+	resp, err := c.backend.Client.Do(out)
 	if err != nil {
 		return nil, backendError(err)
 	}

@@ -41,7 +41,7 @@ func (p *Proxy) clientBody(c *call) forwardSpec {
 	body := c.auth.Body
 	spec := forwardSpec{body: body, length: body.Length(), payloadSHA256: body.PayloadSHA256()}
 	trailer := body.TrailerChecksumName()
-	if !p.backend.ForwardChecksums || trailer == "" || body.Length() < 0 {
+	if !c.backend.ForwardChecksums || trailer == "" || body.Length() < 0 {
 		return spec
 	}
 	encoded, length := sigv4.EncodeUnsignedTrailer(body, trailerChunkSize)
@@ -75,7 +75,7 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		p.fail(c, err)
 		return forwardResult{}
 	}
-	resp, err := p.backend.Client.Do(req)
+	resp, err := c.backend.Client.Do(req)
 	if err != nil {
 		// A body that failed verification or a gate that refused is the
 		// client's answer; only otherwise did the backend fail.
@@ -114,19 +114,19 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 	if ctx == nil {
 		ctx = c.r.Context()
 	}
-	u := p.backend.URL(c.target.Bucket, c.target.RawKey, outboundRawQuery(c.r.URL.RawQuery))
+	u := c.backend.URL(c.target.Bucket, c.target.RawKey, outboundRawQuery(c.r.URL.RawQuery))
 	req, err := http.NewRequestWithContext(ctx, c.r.Method, "http://placeholder/", nil)
 	if err != nil {
 		return nil, nil, s3err.Wrap(s3err.InternalError, err)
 	}
 	req.URL = u
 	req.Host = u.Host
-	req.Header = outboundHeader(c.r.Header, p.backend.ForwardChecksums, spec.stripConditions)
+	req.Header = outboundHeader(c.r.Header, c.backend.ForwardChecksums, spec.stripConditions)
 	for name, values := range spec.header {
 		req.Header[name] = values
 	}
-	if src := req.Header.Get("X-Amz-Copy-Source"); src != "" && len(p.backend.Buckets) > 0 {
-		req.Header.Set("X-Amz-Copy-Source", p.mapCopySource(src))
+	if src := req.Header.Get("X-Amz-Copy-Source"); src != "" && len(c.backend.Buckets) > 0 {
+		req.Header.Set("X-Amz-Copy-Source", mapCopySource(c.backend, src))
 	}
 
 	var hb *holdbackReader
@@ -163,8 +163,8 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 // mapCopySource rewrites the bucket of an X-Amz-Copy-Source header to the
-// backend's name for it.
-func (p *Proxy) mapCopySource(src string) string {
+// backend's name for it (authorise made sure b serves the source bucket).
+func mapCopySource(b *Backend, src string) string {
 	lead := ""
 	if strings.HasPrefix(src, "/") {
 		lead, src = "/", src[1:]
@@ -177,7 +177,7 @@ func (p *Proxy) mapCopySource(src string) string {
 	if err != nil {
 		return lead + src
 	}
-	return lead + url.PathEscape(p.backend.BackendBucket(bucket)) + "/" + rest
+	return lead + url.PathEscape(b.BackendBucket(bucket)) + "/" + rest
 }
 
 // copySourceBucket reads the bucket of an X-Amz-Copy-Source header.

@@ -47,7 +47,9 @@ type Proxy struct {
 	auth    Authenticator
 	access  Authorizer
 	backend *Backend
-	leases  *dynamolease.Committer
+	// bucketBackends routes client buckets to backends other than backend.
+	bucketBackends map[string]*Backend
+	leases         *dynamolease.Committer
 	// leaseTimeout is the lease store's timeout, for the half-lease rule.
 	leaseTimeout time.Duration
 	domain       string
@@ -65,6 +67,9 @@ type Options struct {
 	Auth    Authenticator
 	Access  Authorizer
 	Backend *Backend
+	// BucketBackends routes client buckets to further backends; buckets not
+	// in it (and ListBuckets) go to Backend.
+	BucketBackends map[string]*Backend
 	// Leases serialises conditional writes. Nil means conditional writes
 	// are refused with 501 unless the backend handles them natively.
 	Leases *dynamolease.Committer
@@ -86,7 +91,7 @@ type Options struct {
 // New builds the proxy and its middleware chain.
 func New(o Options) *Proxy {
 	p := &Proxy{
-		auth: o.Auth, access: o.Access, backend: o.Backend, leases: o.Leases,
+		auth: o.Auth, access: o.Access, backend: o.Backend, bucketBackends: o.BucketBackends, leases: o.Leases,
 		domain: o.Domain, log: o.Log, newRequestID: o.NewRequestID, leaseTimeout: o.LeaseTimeout,
 		serializeAllWrites: o.SerializeAllWrites, observer: o.Observer,
 	}
@@ -119,8 +124,10 @@ type call struct {
 	id     string
 	op     Operation
 	target target
-	auth   *sigv4.Request
-	info   *requestInfo
+	// backend serves target's bucket.
+	backend *Backend
+	auth    *sigv4.Request
+	info    *requestInfo
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
@@ -131,6 +138,7 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.target = t
+	c.backend = p.backendFor(t.Bucket)
 	// r.URL.Query() drops what it cannot parse, including everything past
 	// net/url's parameter limit: a request it misread (a CreateMultipartUpload
 	// seen as a PutObject) must be refused, not classified.
@@ -169,6 +177,14 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	p.forward(c, p.clientBody(c))
 }
 
+// backendFor returns the backend that serves a client bucket.
+func (p *Proxy) backendFor(bucket string) *Backend {
+	if b, ok := p.bucketBackends[bucket]; ok {
+		return b
+	}
+	return p.backend
+}
+
 // authorise applies the key's bucket grants. CopyObject and UploadPartCopy
 // also read their source bucket.
 func (p *Proxy) authorise(c *call) error {
@@ -185,6 +201,9 @@ func (p *Proxy) authorise(c *call) error {
 		}
 		if !p.access.Allowed(c.auth.AccessKeyID, srcBucket, false) {
 			return s3err.New(s3err.AccessDenied)
+		}
+		if p.backendFor(srcBucket) != c.backend {
+			return s3err.Newf(s3err.NotImplemented, "The copy source bucket is served by another backend: a copy runs inside one store.")
 		}
 	}
 	return nil

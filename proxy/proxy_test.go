@@ -67,44 +67,53 @@ func newFixture(t *testing.T, native bool) *fixture {
 }
 
 type fixtureOptions struct {
-	native bool // backend.conditional: native
-	strict bool // lease.serialize: all-writes
+	native         bool                // backend.conditional: native
+	strict         bool                // lease.serialize: all-writes
+	bucketBackends map[string]*Backend // further backends by client bucket
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
-	fake := gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true))
-	backend := httptest.NewServer(fake.Server())
-	t.Cleanup(backend.Close)
-	u, _ := url.Parse(backend.URL)
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.DisableCompression = true
+	backend, server := fakeBackend(t, "default")
+	backend.NativeConditional = o.native
 	committer := dynamolease.NewCommitter(dynamolease.NewMemTable(), dynamolease.Options{
 		Timeout: 5 * time.Second, MaxClockSkewRate: 2, PollInterval: 20 * time.Millisecond,
 		TTL: time.Hour, WaitBudget: 3 * time.Second, Owner: "proxy-test",
 	}, zerolog.Nop())
 	p := New(Options{
-		Auth:   sigv4.NewVerifier(staticKeys{}, "us-east-1"),
-		Access: staticKeys{},
-		Backend: &Backend{
-			Endpoint: u,
-			Client: &http.Client{Transport: sigv4.NewResigner(transport,
-				credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
-			NativeConditional: o.native,
-		},
-		SerializeAllWrites: func(string) bool { return o.strict },
+		Auth:               sigv4.NewVerifier(staticKeys{}, "us-east-1"),
+		Access:             staticKeys{},
+		Backend:            backend,
+		BucketBackends:     o.bucketBackends,
 		Leases:             committer,
 		LeaseTimeout:       5 * time.Second,
 		Log:                zerolog.Nop(),
+		SerializeAllWrites: func(string) bool { return o.strict },
 	})
 	front := httptest.NewServer(p)
 	t.Cleanup(front.Close)
-	f := &fixture{proxyURL: front.URL, backend: backend, leases: committer}
+	f := &fixture{proxyURL: front.URL, backend: server, leases: committer}
 	f.client = newClient(front.URL, testKeyID)
 	if _, err := f.client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucketName)}); err != nil {
 		t.Fatalf("create bucket through the proxy: %v", err)
 	}
 	return f
+}
+
+// fakeBackend is gofakes3 in memory, standing in for a real S3 backend (the
+// e2e tests use versitygw), behind the re-signing transport.
+func fakeBackend(t *testing.T, name string) (*Backend, *httptest.Server) {
+	t.Helper()
+	fake := gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true))
+	server := httptest.NewServer(fake.Server())
+	t.Cleanup(server.Close)
+	u, _ := url.Parse(server.URL)
+	return &Backend{
+		Name:     name,
+		Endpoint: u,
+		Client: &http.Client{Transport: sigv4.NewResigner(NewBackendTransport(),
+			credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
+	}, server
 }
 
 func newClient(endpoint, keyID string) *s3.Client {

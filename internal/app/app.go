@@ -79,17 +79,28 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	a.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(a.Registry)
 
-	backend, backendProbe, err := a.buildBackend(ctx, cfg, m, log)
+	backend, backendProbe, err := a.buildBackend(ctx, cfg, cfg.Backend, "backend", m, log)
 	if err != nil {
 		return nil, err
+	}
+	probes := []admin.Probe{{Name: "backend", Check: backendProbe}}
+	bucketBackends := map[string]*proxy.Backend{}
+	for i, named := range cfg.Backends {
+		b, probe, err := a.buildBackend(ctx, cfg, named, fmt.Sprintf("backends[%d]", i), m, log)
+		if err != nil {
+			return nil, err
+		}
+		probes = append(probes, admin.Probe{Name: "backend_" + named.Name, Check: probe})
+		for client := range named.Buckets {
+			bucketBackends[client] = b
+		}
 	}
 	committer, leaseProbe, err := a.buildLeases(ctx, cfg, m, log)
 	if err != nil {
 		return nil, err
 	}
 	a.Readiness = admin.NewReadiness(probeTimeout, readinessCacheFor,
-		admin.Probe{Name: "lease_store", Check: leaseProbe},
-		admin.Probe{Name: "backend", Check: backendProbe})
+		append([]admin.Probe{{Name: "lease_store", Check: leaseProbe}}, probes...)...)
 	a.AdminHandler = admin.Handler(a.Registry, a.Readiness)
 	keyring := access.NewKeyring(cfg.Keys)
 	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
@@ -99,6 +110,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		Auth:               verifier,
 		Access:             keyring,
 		Backend:            backend,
+		BucketBackends:     bucketBackends,
 		Leases:             committer,
 		LeaseTimeout:       cfg.Lease.Timeout,
 		SerializeAllWrites: cfg.Lease.SerializesAllWrites,
@@ -109,10 +121,12 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	return a, nil
 }
 
-func (a *App) buildBackend(ctx context.Context, cfg *config.Config, m *metrics.Metrics, log zerolog.Logger) (*proxy.Backend, func(context.Context) error, error) {
-	endpoint := cfg.Backend.Endpoint
+// buildBackend builds one backend; key names it in errors ("backend",
+// "backends[1]"). Only backend may be the embedded store.
+func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Backend, key string, m *metrics.Metrics, log zerolog.Logger) (*proxy.Backend, func(context.Context) error, error) {
+	endpoint := b.Endpoint
 	creds := aws.CredentialsProvider(credentials.NewStaticCredentialsProvider("embedded", "embedded", ""))
-	if cfg.Backend.Type == config.BackendEmbedded {
+	if b.Type == config.BackendEmbedded {
 		store, err := embedded.Start(ctx, cfg.DataDir, log.With().Str("component", "embedded-store").Logger())
 		if err != nil {
 			return nil, nil, fmt.Errorf("start the embedded S3 store in %s: %w", cfg.DataDir, err)
@@ -120,31 +134,34 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, m *metrics.M
 		a.closers = append(a.closers, store.Close)
 		endpoint = store.Endpoint()
 	} else {
-		c, err := credentialsProvider(ctx, cfg.Backend.Credentials, cfg.Backend.Region)
+		c, err := credentialsProvider(ctx, b.Credentials, b.Region)
 		if err != nil {
-			return nil, nil, fmt.Errorf("backend.credentials: %w", err)
+			return nil, nil, fmt.Errorf("%s.credentials: %w", key, err)
 		}
 		creds = c
 	}
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return nil, nil, fmt.Errorf("backend.endpoint: %w", err)
+		return nil, nil, fmt.Errorf("%s.endpoint: %w", key, err)
 	}
-	a.BackendEndpoint = endpoint
-	transport := backendTransport(cfg.Backend.Pool)
+	if key == "backend" {
+		a.BackendEndpoint = endpoint
+	}
+	transport := backendTransport(b.Pool)
 	// The probe shares the connection pool but not the metrics: health
 	// checks are not client traffic.
-	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, cfg.Backend.Region), CheckRedirect: noRedirects}
+	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, b.Region), CheckRedirect: noRedirects}
 	return &proxy.Backend{
+		Name:          b.Name,
 		Endpoint:      u,
-		VirtualHosted: cfg.Backend.Addressing == config.AddressingVirtual,
-		Buckets:       cfg.Backend.Buckets,
+		VirtualHosted: b.Addressing == config.AddressingVirtual,
+		Buckets:       b.Buckets,
 		Client: &http.Client{
-			Transport:     sigv4.NewResigner(m.InstrumentTransport(transport), creds, cfg.Backend.Region),
+			Transport:     sigv4.NewResigner(m.InstrumentTransport(transport), creds, b.Region),
 			CheckRedirect: noRedirects,
 		},
-		ForwardChecksums:  cfg.Backend.Checksums == config.ChecksumsForward,
-		NativeConditional: cfg.Backend.Conditional == config.ConditionalNative,
+		ForwardChecksums:  b.Checksums == config.ChecksumsForward,
+		NativeConditional: b.Conditional == config.ConditionalNative,
 	}, backendProbe(probeClient, u), nil
 }
 

@@ -17,6 +17,9 @@ const (
 	DevSecret      = "s3cond-dev-secret"
 )
 
+// DefaultBackendName names backend; backends[N] need names of their own.
+const DefaultBackendName = "default"
+
 // Accepted enumeration values.
 const (
 	BackendEmbedded = "embedded"
@@ -55,10 +58,13 @@ type Config struct {
 	Server  Server  `yaml:"server"`
 	DataDir string  `yaml:"data_dir"`
 	Backend Backend `yaml:"backend"`
-	Keys    []Key   `yaml:"keys"`
-	Lease   Lease   `yaml:"lease"`
-	Admin   Admin   `yaml:"admin"`
-	Log     Log     `yaml:"log"`
+	// Backends are further backends, each serving the client buckets its
+	// Buckets map lists; every other bucket goes to Backend.
+	Backends []Backend `yaml:"backends,omitempty"`
+	Keys     []Key     `yaml:"keys"`
+	Lease    Lease     `yaml:"lease"`
+	Admin    Admin     `yaml:"admin"`
+	Log      Log       `yaml:"log"`
 }
 
 // Server is the client-facing S3 API.
@@ -90,6 +96,8 @@ type Admin struct {
 
 // Backend is the S3-compatible store requests are forwarded to.
 type Backend struct {
+	// Name identifies the backend in logs and errors ("default" for backend).
+	Name        string      `yaml:"name"`
 	Type        string      `yaml:"type"`
 	Endpoint    string      `yaml:"endpoint"`
 	Region      string      `yaml:"region"`
@@ -201,6 +209,7 @@ func Default() *Config {
 		},
 		DataDir: "./s3cond-data",
 		Backend: Backend{
+			Name:       DefaultBackendName,
 			Type:       BackendEmbedded,
 			Region:     "us-east-1",
 			Addressing: AddressingPath,
@@ -255,4 +264,42 @@ func (l Lease) SerializesAllWrites(bucket string) bool {
 		return mode == SerializeAllWrites
 	}
 	return l.Serialize == SerializeAllWrites
+}
+
+// namedBackendDefaults fills the keys a backends[N] entry left out with
+// backend's defaults for a real S3 endpoint.
+func namedBackendDefaults(b Backend) Backend {
+	d := Default().Backend
+	if b.Type == "" {
+		b.Type = BackendS3
+	}
+	if b.Region == "" {
+		b.Region = d.Region
+	}
+	if b.Addressing == "" {
+		b.Addressing = d.Addressing
+	}
+	if b.Credentials.Source == "" {
+		b.Credentials.Source = d.Credentials.Source
+	}
+	if b.Checksums == "" {
+		b.Checksums = ChecksumsVerifyOnly
+	}
+	if b.Conditional == "" {
+		b.Conditional = d.Conditional
+	}
+	if b.Pool == (Pool{}) {
+		b.Pool = d.Pool
+	}
+	return b
+}
+
+// BackendFor returns the backend that serves a client bucket.
+func (c *Config) BackendFor(clientBucket string) Backend {
+	for _, b := range c.Backends {
+		if _, ok := b.Buckets[clientBucket]; ok {
+			return b
+		}
+	}
+	return c.Backend
 }

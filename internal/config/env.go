@@ -178,5 +178,8 @@ func secretEnvNames(cfg *Config) []string {
 	for _, k := range cfg.Keys {
 		names = append(names, k.SecretEnv)
 	}
+	for _, b := range cfg.Backends {
+		names = append(names, b.Credentials.AccessKeyIDEnv, b.Credentials.SecretAccessKeyEnv)
+	}
 	return names
 }

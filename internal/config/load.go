@@ -38,6 +38,9 @@ func Load(path string, env []string) (*Config, error) {
 	if _, err := applyEnv(cfg, vars); err != nil {
 		return nil, err
 	}
+	for i := range cfg.Backends {
+		cfg.Backends[i] = namedBackendDefaults(cfg.Backends[i])
+	}
 	if err := resolveSecrets(cfg, vars); err != nil {
 		return nil, err
 	}
@@ -246,6 +249,11 @@ func resolveSecrets(cfg *Config, vars map[string]string) error {
 	// left alone, so switching to the embedded ones needs no variables set.
 	if cfg.Backend.Type == BackendS3 {
 		if err := resolveCredentials(&cfg.Backend.Credentials, "backend.credentials", vars); err != nil {
+			return err
+		}
+	}
+	for i := range cfg.Backends {
+		if err := resolveCredentials(&cfg.Backends[i].Credentials, fmt.Sprintf("backends[%d].credentials", i), vars); err != nil {
 			return err
 		}
 	}

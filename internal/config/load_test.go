@@ -167,3 +167,38 @@ func TestUnusedCredentialsNeedNoVariables(t *testing.T) {
 		t.Errorf("unused credentials were resolved: %+v", cfg.Backend.Credentials)
 	}
 }
+
+func TestNamedBackendsTakeDefaultsAndRouteTheirBuckets(t *testing.T) {
+	path := t.TempDir() + "/backends.yaml"
+	writeFile(t, path, []byte(`keys:
+  - access_key_id: k0
+    secret: s0
+    buckets: ["*"]
+    access: read-write
+backend:
+  type: s3
+  endpoint: http://127.0.0.1:7070
+backends:
+  - name: aws
+    endpoint: https://s3.eu-west-1.amazonaws.com
+    region: eu-west-1
+    conditional: native
+    buckets:
+      ledger: prod-ledger
+`))
+	cfg, err := Load(path, []string{"S3COND_BACKENDS_0_CHECKSUMS=forward"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aws := cfg.Backends[0]
+	if aws.Type != BackendS3 || aws.Addressing != AddressingPath || aws.Credentials.Source != CredentialsDefault ||
+		aws.Pool.MaxIdleConnsPerHost == 0 || aws.Conditional != ConditionalNative || aws.Checksums != ChecksumsForward {
+		t.Fatalf("named backend defaults or overrides wrong: %+v", aws)
+	}
+	if got := cfg.BackendFor("ledger"); got.Name != "aws" || got.BackendBucket("ledger") != "prod-ledger" {
+		t.Fatalf("ledger served by %q as %q", got.Name, got.BackendBucket("ledger"))
+	}
+	if got := cfg.BackendFor("anything-else"); got.Name != DefaultBackendName {
+		t.Fatalf("an unlisted bucket went to %q, want the default backend", got.Name)
+	}
+}

@@ -25,11 +25,10 @@ func (c *Config) Masked() *Config {
 			masked.Lease.SerializeBuckets[k] = v
 		}
 	}
-	if c.Backend.Buckets != nil {
-		masked.Backend.Buckets = make(map[string]string, len(c.Backend.Buckets))
-		for k, v := range c.Backend.Buckets {
-			masked.Backend.Buckets[k] = v
-		}
+	masked.Backend.Buckets = copyMap(c.Backend.Buckets)
+	masked.Backends = append([]Backend(nil), c.Backends...)
+	for i := range masked.Backends {
+		masked.Backends[i].Buckets = copyMap(c.Backends[i].Buckets)
 	}
 	maskSecrets(reflect.ValueOf(&masked).Elem())
 	return &masked
@@ -69,4 +68,15 @@ func Render(c *Config) ([]byte, error) {
 		return nil, fmt.Errorf("config: render: %w", err)
 	}
 	return out.Bytes(), nil
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }

@@ -131,42 +131,76 @@ func (c *Config) validateDataDir() error {
 }
 
 func (c *Config) validateBackend() error {
-	b := c.Backend
+	if err := validateOneBackend(c.Backend, "backend"); err != nil {
+		return err
+	}
+	servedBy := map[string]string{}
+	for client := range c.Backend.Buckets {
+		servedBy[client] = "backend"
+	}
+	names := map[string]string{c.Backend.Name: "backend"}
+	for i, b := range c.Backends {
+		prefix := fmt.Sprintf("backends[%d]", i)
+		switch {
+		case b.Name == "":
+			return keyError(prefix+".name", "must be set: it names the backend in logs and errors")
+		case names[b.Name] != "":
+			return keyError(prefix+".name", "%q is already used by %s", b.Name, names[b.Name])
+		case b.Type != BackendS3:
+			return keyError(prefix+".type", "must be %s: only backend may be the embedded store", BackendS3)
+		case len(b.Buckets) == 0:
+			return keyError(prefix+".buckets", "must list the client buckets this backend serves")
+		}
+		names[b.Name] = prefix
+		if err := validateOneBackend(b, prefix); err != nil {
+			return err
+		}
+		for _, client := range sortedKeys(b.Buckets) {
+			if other, ok := servedBy[client]; ok {
+				return keyError(prefix+".buckets."+client, "bucket %q is already served by %s", client, other)
+			}
+			servedBy[client] = prefix
+		}
+	}
+	return nil
+}
+
+func validateOneBackend(b Backend, prefix string) error {
 	switch b.Type {
 	case BackendEmbedded:
 		if b.Addressing == AddressingVirtual {
-			return keyError("backend.addressing", "the embedded backend supports only path")
+			return keyError(prefix+".addressing", "the embedded backend supports only path")
 		}
 		if b.Conditional == ConditionalNative {
-			return keyError("backend.conditional", "the embedded backend needs lease: it ignores conditions on CopyObject and CompleteMultipartUpload")
+			return keyError(prefix+".conditional", "the embedded backend needs lease: it ignores conditions on CopyObject and CompleteMultipartUpload")
 		}
 	case BackendS3:
 		if err := validateURL(b.Endpoint); err != nil {
-			return keyError("backend.endpoint", "%v", err)
+			return keyError(prefix+".endpoint", "%v", err)
 		}
 		if err := validateRegion(b.Region); err != nil {
-			return keyError("backend.region", "%v", err)
+			return keyError(prefix+".region", "%v", err)
 		}
-		if err := validateCredentials(b.Credentials, "backend.credentials"); err != nil {
+		if err := validateCredentials(b.Credentials, prefix+".credentials"); err != nil {
 			return err
 		}
 	default:
-		return keyError("backend.type", "must be %s or %s, not %q", BackendEmbedded, BackendS3, b.Type)
+		return keyError(prefix+".type", "must be %s or %s, not %q", BackendEmbedded, BackendS3, b.Type)
 	}
-	if err := oneOf("backend.addressing", b.Addressing, AddressingPath, AddressingVirtual); err != nil {
+	if err := oneOf(prefix+".addressing", b.Addressing, AddressingPath, AddressingVirtual); err != nil {
 		return err
 	}
-	if err := oneOf("backend.checksums", b.Checksums, ChecksumsForward, ChecksumsVerifyOnly); err != nil {
+	if err := oneOf(prefix+".checksums", b.Checksums, ChecksumsForward, ChecksumsVerifyOnly); err != nil {
 		return err
 	}
-	if err := oneOf("backend.conditional", b.Conditional, ConditionalLease, ConditionalNative); err != nil {
+	if err := oneOf(prefix+".conditional", b.Conditional, ConditionalLease, ConditionalNative); err != nil {
 		return err
 	}
-	if err := validatePool(b.Pool); err != nil {
+	if err := validatePool(b.Pool, prefix+".pool"); err != nil {
 		return err
 	}
 	for _, client := range sortedKeys(b.Buckets) {
-		key := "backend.buckets." + client
+		key := prefix + ".buckets." + client
 		if !IsBucketName(client) {
 			return keyError(key, "%q is not a valid S3 bucket name", client)
 		}
@@ -177,16 +211,16 @@ func (c *Config) validateBackend() error {
 	return nil
 }
 
-func validatePool(p Pool) error {
+func validatePool(p Pool, key string) error {
 	switch {
 	case p.MaxIdleConnsPerHost < 1:
-		return keyError("backend.pool.max_idle_conns_per_host", "must be >= 1")
+		return keyError(key+".max_idle_conns_per_host", "must be >= 1")
 	case p.IdleConnTimeout <= 0:
-		return keyError("backend.pool.idle_conn_timeout", "must be > 0")
+		return keyError(key+".idle_conn_timeout", "must be > 0")
 	case p.DialTimeout <= 0:
-		return keyError("backend.pool.dial_timeout", "must be > 0")
+		return keyError(key+".dial_timeout", "must be > 0")
 	case p.ResponseHeaderTimeout < 0:
-		return keyError("backend.pool.response_header_timeout", "must be >= 0 (0: no bound)")
+		return keyError(key+".response_header_timeout", "must be >= 0 (0: no bound)")
 	}
 	return nil
 }
