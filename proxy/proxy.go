@@ -15,6 +15,7 @@ package proxy
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -117,6 +118,9 @@ func New(o Options) *Proxy {
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.ServeHTTP(w, r) }
 
+// maxSinglePut is S3's limit on one PutObject or UploadPart body (5 GiB).
+const maxSinglePut = 5 << 30
+
 // call is one client request as s3cond understands it.
 type call struct {
 	w      http.ResponseWriter
@@ -165,6 +169,11 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if (c.op == PutObject || c.op == UploadPart) && auth.Body.Length() > maxSinglePut {
+		p.fail(c, s3err.New(s3err.EntityTooLarge).With("ProposedSize", strconv.FormatInt(auth.Body.Length(), 10)).
+			With("MaxSizeAllowed", strconv.FormatInt(maxSinglePut, 10)))
+		return
+	}
 	switch c.op {
 	case PutObject, CopyObject, CompleteMultipartUpload, DeleteObject:
 		if handled := p.serveConditional(c); handled {

@@ -53,6 +53,7 @@ func (staticKeys) Allowed(id, bucket string, write bool) bool {
 }
 
 type fixture struct {
+	handler  http.Handler
 	proxyURL string
 	backend  *httptest.Server
 	client   *s3.Client
@@ -92,7 +93,7 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	})
 	front := httptest.NewServer(p)
 	t.Cleanup(front.Close)
-	f := &fixture{proxyURL: front.URL, backend: server, leases: committer}
+	f := &fixture{handler: p, proxyURL: front.URL, backend: server, leases: committer}
 	f.client = newClient(front.URL, testKeyID)
 	if _, err := f.client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucketName)}); err != nil {
 		t.Fatalf("create bucket through the proxy: %v", err)
@@ -373,5 +374,24 @@ func TestNativeModeForwardsConditions(t *testing.T) {
 	_, err := f.put(t, "n", "2", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
 	if errorCode(err) != "PreconditionFailed" {
 		t.Fatalf("native create over an existing object: %v, want the backend's PreconditionFailed", err)
+	}
+}
+
+func TestPutOver5GiBIsEntityTooLarge(t *testing.T) {
+	f := newFixture(t, false)
+	req := httptest.NewRequest(http.MethodPut, "http://"+strings.TrimPrefix(f.proxyURL, "http://")+"/"+bucketName+"/huge", strings.NewReader("x"))
+	req.ContentLength = 5<<30 + 1
+	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
+	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	f.handler.ServeHTTP(rec, req)
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "<Code>EntityTooLarge</Code>") {
+		t.Fatalf("got %d %s", rec.Code, rec.Body.String())
+	}
+	if _, err := f.get(t, "huge"); errorCode(err) != "NoSuchKey" {
+		t.Fatalf("stored: %v", err)
 	}
 }
