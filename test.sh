@@ -18,6 +18,9 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
+echo "== docker-compose.yml (validated; no Docker engine runs here)"
+docker-compose -f docker-compose.yml config -q
+
 echo "== unit tests (-race)"
 go test -race -count=1 $(go list ./... | grep -v '/e2e')
 
