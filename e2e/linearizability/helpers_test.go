@@ -33,7 +33,7 @@ func sharedMoto(t testing.TB) *Moto {
 	t.Helper()
 	shared.once.Do(func() {
 		addr := testservers.FreeAddr(t)
-		shared.process, shared.err = testservers.StartProcess(motoSpec(addr))
+		shared.process, shared.err = testservers.StartProcess(testservers.MotoSpec(addr))
 		shared.moto = &Moto{Endpoint: "http://" + addr, addr: addr, process: shared.process}
 	})
 	if shared.err != nil {

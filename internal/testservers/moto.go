@@ -1,8 +1,8 @@
 package testservers
 
 import (
+	"net"
 	"os"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -45,15 +45,21 @@ func MotoPython() string {
 // (see motoSerialServer). A missing Python or moto fails the test.
 func StartMoto(t testing.TB) string {
 	t.Helper()
-	port := FreePort(t)
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	Start(t, Spec{
+	addr := FreeAddr(t)
+	Start(t, MotoSpec(addr))
+	return "http://" + addr
+}
+
+// MotoSpec starts the serialised moto on addr ("127.0.0.1:PORT"), for tests
+// that stop it and start it again on the same address.
+func MotoSpec(addr string) Spec {
+	_, port, _ := net.SplitHostPort(addr)
+	return Spec{
 		Name: "moto",
 		Path: MotoPython(),
-		Args: []string{"-c", motoSerialServer, "127.0.0.1", strconv.Itoa(port)},
-		// Importing moto is slow on a busy 2-core machine.
-		Wait: 60 * time.Second,
+		Args: []string{"-c", motoSerialServer, "127.0.0.1", port},
+		// Importing moto takes many seconds on a busy 2-core machine.
+		Wait: 90 * time.Second,
 		Addr: addr,
-	})
-	return "http://" + addr
+	}
 }
