@@ -2,8 +2,6 @@ package linearizability
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,13 +213,4 @@ func (c *Cluster) KillAndRestart(t testing.TB, i int, pause time.Duration) {
 	c.Proxies[i].Process.Kill()
 	time.Sleep(pause)
 	c.Proxies[i].Restart(t)
-}
-
-func splitHostPort(addr string) (string, int, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", 0, fmt.Errorf("split %q: %w", addr, err)
-	}
-	p, err := strconv.Atoi(port)
-	return host, p, err
 }
