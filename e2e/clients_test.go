@@ -157,8 +157,8 @@ func goSDKMultipart(t *testing.T, ctx context.Context, c *s3.Client, bucket, key
 		t.Fatalf("create multipart upload: %v", err)
 	}
 	var parts []types.CompletedPart
-	for off, n := int64(0), int32(1); off < body.Size; off, n = off+partSize, n+1 {
-		size := min(partSize, body.Size-off)
+	for off, n := int64(0), int32(1); off < body.Size(); off, n = off+partSize, n+1 {
+		size := min(partSize, body.Size()-off)
 		out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: created.UploadId,
 			PartNumber: aws.Int32(n), Body: io.NewSectionReader(body, off, size), ContentLength: aws.Int64(size)})
 		if err != nil {

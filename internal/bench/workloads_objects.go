@@ -7,6 +7,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/s3cond/s3cond/internal/pattern"
 )
 
 // putKeysPerWorker bounds how many distinct keys a PUT workload writes, so a
@@ -108,7 +110,7 @@ func putObject(ctx context.Context, t *Target, key string, seed uint64, size int
 	in := &s3.PutObjectInput{
 		Bucket:        aws.String(t.Bucket),
 		Key:           aws.String(key),
-		Body:          NewPatternReader(seed, size),
+		Body:          pattern.New(seed, size),
 		ContentLength: aws.Int64(size),
 	}
 	if cond != nil && cond.ifMatch != "" {

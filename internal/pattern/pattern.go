@@ -1,4 +1,8 @@
-package bench
+// Package pattern makes deterministic, incompressible object bodies of any
+// size in constant memory, for tests and benchmarks: the same seed and size
+// always give the same bytes, so an upload can be checked by hash without
+// ever holding it.
+package pattern
 
 import (
 	"errors"
@@ -27,52 +31,64 @@ var pattern = sync.OnceValue(func() []byte {
 	return block
 })
 
-// PatternReader yields Size bytes of deterministic content chosen by Seed,
+// Reader yields Size bytes of deterministic content chosen by Seed,
 // without ever holding the object in memory: byte i is the shared pattern at
 // position (i + offset(Seed)) mod its length. It is an io.ReadSeeker so that
 // SDKs can hash the payload and rewind, as they do for retries and SigV4.
-type PatternReader struct {
+type Reader struct {
 	offset int64
 	size   int64
 	pos    int64
 }
 
-// NewPatternReader returns a reader of size bytes whose content depends only
+// New returns a reader of size bytes whose content depends only
 // on seed and size.
-func NewPatternReader(seed uint64, size int64) *PatternReader {
+func New(seed uint64, size int64) *Reader {
 	if size < 0 {
 		size = 0
 	}
 	// A multiplicative hash spreads consecutive seeds over the pattern, so
 	// objects written one after another differ from their first byte.
 	offset := int64((seed * 0x9E3779B97F4A7C15) % patternLength)
-	return &PatternReader{offset: offset, size: size}
+	return &Reader{offset: offset, size: size}
 }
 
 // Size is the total length of the content.
-func (r *PatternReader) Size() int64 { return r.size }
+func (r *Reader) Size() int64 { return r.size }
 
 // Read implements io.Reader.
-func (r *PatternReader) Read(p []byte) (int, error) {
-	if r.pos >= r.size {
+func (r *Reader) Read(p []byte) (int, error) {
+	n, err := r.ReadAt(p, r.pos)
+	r.pos += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil // the next Read reports the end
+	}
+	return n, err
+}
+
+// ReadAt implements io.ReaderAt, so io.NewSectionReader can cut parts out
+// of an object for multipart uploads.
+func (r *Reader) ReadAt(p []byte, pos int64) (int, error) {
+	if pos >= r.size {
 		return 0, io.EOF
 	}
-	if remaining := r.size - r.pos; int64(len(p)) > remaining {
-		p = p[:remaining]
+	short := false
+	if remaining := r.size - pos; int64(len(p)) > remaining {
+		p, short = p[:remaining], true
 	}
 	block := pattern()
 	n := 0
 	for n < len(p) {
-		start := (r.pos + r.offset) % patternLength
-		copied := copy(p[n:], block[start:])
-		n += copied
-		r.pos += int64(copied)
+		n += copy(p[n:], block[(pos+int64(n)+r.offset)%patternLength:])
+	}
+	if short {
+		return n, io.EOF
 	}
 	return n, nil
 }
 
 // Seek implements io.Seeker.
-func (r *PatternReader) Seek(offset int64, whence int) (int64, error) {
+func (r *Reader) Seek(offset int64, whence int) (int64, error) {
 	var target int64
 	switch whence {
 	case io.SeekStart:
@@ -89,4 +105,11 @@ func (r *PatternReader) Seek(offset int64, whence int) (int64, error) {
 	}
 	r.pos = target
 	return target, nil
+}
+
+// Bytes is the whole stream of New(seed, size) in memory, for small bodies.
+func Bytes(seed uint64, size int) []byte {
+	b := make([]byte, size)
+	_, _ = New(seed, int64(size)).ReadAt(b, 0)
+	return b
 }

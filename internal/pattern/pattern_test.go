@@ -1,4 +1,4 @@
-package bench
+package pattern
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ func readAll(t *testing.T, r io.Reader) []byte {
 
 func TestPatternReaderIsDeterministicAndExactLength(t *testing.T) {
 	const size = 3*patternLength + 123 // crosses the pattern's wrap-around
-	a := readAll(t, NewPatternReader(42, size))
-	b := readAll(t, NewPatternReader(42, size))
+	a := readAll(t, New(42, size))
+	b := readAll(t, New(42, size))
 	if len(a) != size {
 		t.Fatalf("length %d, want %d", len(a), size)
 	}
@@ -28,8 +28,8 @@ func TestPatternReaderIsDeterministicAndExactLength(t *testing.T) {
 }
 
 func TestPatternReaderSeedsGiveDifferentContent(t *testing.T) {
-	a := readAll(t, NewPatternReader(1, 4096))
-	b := readAll(t, NewPatternReader(2, 4096))
+	a := readAll(t, New(1, 4096))
+	b := readAll(t, New(2, 4096))
 	if bytes.Equal(a, b) {
 		t.Fatal("seeds 1 and 2 gave the same content")
 	}
@@ -39,7 +39,7 @@ func TestPatternReaderSeedsGiveDifferentContent(t *testing.T) {
 }
 
 func TestPatternReaderContentIsNotTrivial(t *testing.T) {
-	data := readAll(t, NewPatternReader(7, 1<<16))
+	data := readAll(t, New(7, 1<<16))
 	distinct := map[byte]bool{}
 	for _, c := range data {
 		distinct[c] = true
@@ -51,8 +51,8 @@ func TestPatternReaderContentIsNotTrivial(t *testing.T) {
 
 func TestPatternReaderSmallReadsMatchOneBigRead(t *testing.T) {
 	const size = patternLength + 1000
-	want := readAll(t, NewPatternReader(9, size))
-	r := NewPatternReader(9, size)
+	want := readAll(t, New(9, size))
+	r := New(9, size)
 	var got []byte
 	buf := make([]byte, 7)
 	for {
@@ -72,8 +72,8 @@ func TestPatternReaderSmallReadsMatchOneBigRead(t *testing.T) {
 
 func TestPatternReaderSeek(t *testing.T) {
 	const size = 2*patternLength + 10
-	full := readAll(t, NewPatternReader(5, size))
-	r := NewPatternReader(5, size)
+	full := readAll(t, New(5, size))
+	r := New(5, size)
 
 	if pos, err := r.Seek(70000, io.SeekStart); err != nil || pos != 70000 {
 		t.Fatalf("seek start: %d, %v", pos, err)
@@ -105,8 +105,24 @@ func TestPatternReaderSeek(t *testing.T) {
 }
 
 func TestPatternReaderEmpty(t *testing.T) {
-	r := NewPatternReader(1, 0)
+	r := New(1, 0)
 	if n, err := r.Read(make([]byte, 10)); n != 0 || err != io.EOF {
 		t.Fatalf("empty reader: %d, %v; want 0, EOF", n, err)
+	}
+}
+
+func TestReadAtMatchesTheStream(t *testing.T) {
+	const size = 200_000
+	whole := readAll(t, New(3, size))
+	part := make([]byte, 1000)
+	n, err := New(3, size).ReadAt(part, size-1000)
+	if n != 1000 || (err != nil && err != io.EOF) || !bytes.Equal(part, whole[size-1000:]) {
+		t.Fatalf("ReadAt at the end: n=%d err=%v equal=%v", n, err, bytes.Equal(part, whole[size-1000:]))
+	}
+	if n, err := New(3, size).ReadAt(make([]byte, 10), size-5); n != 5 || err != io.EOF {
+		t.Fatalf("ReadAt past the end: n=%d err=%v, want 5, EOF", n, err)
+	}
+	if !bytes.Equal(Bytes(3, 5000), whole[:5000]) {
+		t.Fatal("Bytes differs from the stream")
 	}
 }
