@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+echo "== test dependencies"
+scripts/test-deps.sh
+
 echo "== go vet"
 go vet ./...
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs and is missing, on a Debian machine with
+# Go and Node, and with moto_server, the AWS CLI and python3 + boto3
+# preinstalled (pyenv). test.sh runs it first; it is quick when all is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for tool in go node npm python3 aws moto_server; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "the tests need $tool on PATH" >&2
+		exit 1
+	fi
+done
+python3 -c 'import boto3' || { echo "the tests need boto3 for python3" >&2; exit 1; }
+
+# versitygw, the S3 backend of the end-to-end tests (building it takes a few
+# minutes on a fresh machine; the cache directory keeps it between runs).
+versitygw_bin="$HOME/.cache/s3cond/bin"
+if [ -z "${S3COND_VERSITYGW:-}" ] && ! command -v versitygw >/dev/null && [ ! -x "$versitygw_bin/versitygw" ]; then
+	mkdir -p "$versitygw_bin"
+	GOBIN="$versitygw_bin" go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
+fi
+
+# rclone and s3cmd, two of the clients of the compatibility matrix
+# (e2e/compat_test.go, docs/compatibility.md), and docker-compose, whose
+# `config` validates docker-compose.yml (there is no Docker engine here).
+if ! command -v rclone >/dev/null || ! command -v s3cmd >/dev/null || ! command -v docker-compose >/dev/null; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update
+	$sudo apt-get install -y rclone s3cmd docker-compose
+fi
+
+# dynalite and the AWS SDK for JavaScript, pinned by e2e/node/package-lock.json.
+if ! (cd e2e/node && npm ls --omit=dev >/dev/null 2>&1); then
+	(cd e2e/node && npm ci --no-audit --no-fund)
+fi
