@@ -8,24 +8,46 @@ import (
 	"github.com/s3cond/s3cond/sigv4"
 )
 
-// hopByHopHeaders belong to one connection and are never forwarded (RFC 9110
-// §7.6.1), in either direction. Headers a Connection header names are too.
-var hopByHopHeaders = []string{
-	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
-	"Te", "Trailer", "Transfer-Encoding", "Upgrade",
+// headerSet is a fixed set of canonical header names.
+type headerSet map[string]bool
+
+func newHeaderSet(names ...string) headerSet {
+	set := headerSet{}
+	for _, n := range names {
+		set[textproto.CanonicalMIMEHeaderKey(n)] = true
+	}
+	return set
 }
 
-// requestOnlyDropped are inbound headers s3cond consumes itself.
-var requestOnlyDropped = []string{
-	// Go's client handles 100-continue itself; the backend request is new.
-	"Expect",
-	// Lengths and encodings are set for the decoded body s3cond sends.
-	"Content-Length",
-}
+// hopByHopHeaders belong to one connection and are never forwarded (RFC 9110
+// §7.6.1), in either direction. Headers a Connection header names are too.
+var hopByHopHeaders = newHeaderSet("Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade")
+
+// requestOnlyDropped are inbound headers s3cond consumes itself: Go's client
+// handles 100-continue, and the length is set for the decoded body sent.
+var requestOnlyDropped = newHeaderSet("Expect", "Content-Length")
 
 // writeConditionHeaders are stripped from writes that s3cond enforces with
 // leases: the backend may not support them, or may half-support them.
-var writeConditionHeaders = []string{"If-Match", "If-None-Match"}
+var writeConditionHeaders = newHeaderSet("If-Match", "If-None-Match")
+
+// connectionListed is the set of headers a Connection header names (nil
+// when there are none, as almost always).
+func connectionListed(h http.Header) headerSet {
+	var listed headerSet
+	for _, v := range h.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				if listed == nil {
+					listed = headerSet{}
+				}
+				listed[textproto.CanonicalMIMEHeaderKey(name)] = true
+			}
+		}
+	}
+	return listed
+}
 
 // checksumHeaders are the client's x-amz-checksum-* family.
 func isChecksumHeader(name string) bool {
@@ -38,26 +60,11 @@ func isChecksumHeader(name string) bool {
 // dropped from Content-Encoding, checksums kept only when forwarded.
 func outboundHeader(in http.Header, forwardChecksums, stripConditions bool) http.Header {
 	out := make(http.Header, len(in))
-	dropped := map[string]bool{}
-	for _, h := range hopByHopHeaders {
-		dropped[h] = true
-	}
-	for _, h := range requestOnlyDropped {
-		dropped[h] = true
-	}
-	if stripConditions {
-		for _, h := range writeConditionHeaders {
-			dropped[h] = true
-		}
-	}
-	for _, v := range in.Values("Connection") {
-		for _, name := range strings.Split(v, ",") {
-			dropped[textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(name))] = true
-		}
-	}
+	listed := connectionListed(in)
 	for name, values := range in {
 		switch {
-		case dropped[name], sigv4.IsAuthHeader(name):
+		case hopByHopHeaders[name], requestOnlyDropped[name], listed[name], sigv4.IsAuthHeader(name),
+			stripConditions && writeConditionHeaders[name]:
 			continue
 		case isChecksumHeader(name) && !forwardChecksums:
 			continue
@@ -75,17 +82,9 @@ func outboundHeader(in http.Header, forwardChecksums, stripConditions bool) http
 // copyResponseHeader copies the backend's response header, minus hop-by-hop
 // headers, and stamps s3cond's own request ID.
 func copyResponseHeader(dst, src http.Header, requestID string) {
-	dropped := map[string]bool{}
-	for _, h := range hopByHopHeaders {
-		dropped[h] = true
-	}
-	for _, v := range src.Values("Connection") {
-		for _, name := range strings.Split(v, ",") {
-			dropped[textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(name))] = true
-		}
-	}
+	listed := connectionListed(src)
 	for name, values := range src {
-		if dropped[name] {
+		if hopByHopHeaders[name] || listed[name] {
 			continue
 		}
 		dst[name] = append([]string(nil), values...)
