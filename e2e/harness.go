@@ -149,20 +149,28 @@ func WithDynamoDBLeases(endpoint string) Option {
 	})
 }
 
-func (e *Env) createLeaseTable(t testing.TB) {
+// WriteConfigFile writes cfg, with a fresh data_dir, as s3cond.yaml in a new
+// temporary directory, for running s3cond commands against it.
+func WriteConfigFile(t testing.TB, cfg Config) (dir, path string) {
 	t.Helper()
-	cfg := e.Config
-	cfg.Server.Listen = testservers.FreeAddr(t)
 	cfg.DataDir = filepath.Join(t.TempDir(), "data")
 	text, err := cfg.YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "s3cond.yaml")
+	dir = t.TempDir()
+	path = filepath.Join(dir, "s3cond.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatalf("write config: %v", err)
 	}
+	return dir, path
+}
+
+func (e *Env) createLeaseTable(t testing.TB) {
+	t.Helper()
+	cfg := e.Config
+	cfg.Server.Listen = testservers.FreeAddr(t)
+	dir, path := WriteConfigFile(t, cfg)
 	// Twice: the command must be idempotent.
 	for range 2 {
 		testservers.RunS3condCommand(t, dir, nil, "table", "create", "--config", path)

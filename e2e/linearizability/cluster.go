@@ -172,19 +172,11 @@ func (c *Cluster) CreateLeaseTable(t testing.TB) {
 	t.Helper()
 	cfg := c.Config
 	cfg.Server.Listen = "127.0.0.1:1" // not used by `table create`
-	cfg.DataDir = filepath.Join(t.TempDir(), "data")
-	text, err := cfg.YAML()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "s3cond.yaml")
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatalf("write config: %v", err)
-	}
+	dir, path := e2e.WriteConfigFile(t, cfg)
 	// Retried: a moto that just started may still fail its first requests
 	// on a loaded machine.
 	var out []byte
+	var err error
 	for attempt := 0; attempt < 5; attempt++ {
 		cmd := exec.Command(testservers.BuildS3cond(t), "table", "create", "--config", path)
 		cmd.Dir = dir
