@@ -49,10 +49,13 @@ func connectionListed(h http.Header) headerSet {
 	return listed
 }
 
-// checksumHeaders are the client's x-amz-checksum-* family.
+// isChecksumHeader reports whether name is of the client's x-amz-checksum-*
+// family. It runs on every header of every request, so it compares without
+// lower-casing (which would allocate).
 func isChecksumHeader(name string) bool {
-	name = strings.ToLower(name)
-	return strings.HasPrefix(name, "x-amz-checksum-") || name == "x-amz-sdk-checksum-algorithm"
+	const prefix = "x-amz-checksum-"
+	return len(name) > len(prefix) && strings.EqualFold(name[:len(prefix)], prefix) ||
+		strings.EqualFold(name, "x-amz-sdk-checksum-algorithm")
 }
 
 // outboundHeader builds the backend request's header from the client's:

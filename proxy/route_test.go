@@ -138,3 +138,17 @@ func TestBackendURLKeepsRawKey(t *testing.T) {
 		t.Fatalf("virtual hosted: %s", got)
 	}
 }
+
+func TestIsChecksumHeader(t *testing.T) {
+	for name, want := range map[string]bool{
+		"X-Amz-Checksum-Crc32": true, "x-amz-checksum-sha256": true, "X-Amz-Sdk-Checksum-Algorithm": true,
+		"X-Amz-Checksum-": false, "X-Amz-Checksum": false, "X-Amz-Meta-Checksum": false, "Content-Md5": false,
+	} {
+		if got := isChecksumHeader(name); got != want {
+			t.Errorf("isChecksumHeader(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { isChecksumHeader("X-Amz-Checksum-Crc32c") }); allocs != 0 {
+		t.Errorf("isChecksumHeader allocates %v times per call", allocs)
+	}
+}
