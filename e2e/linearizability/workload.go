@@ -3,6 +3,8 @@ package linearizability
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -229,7 +231,19 @@ func (c *workloadClient) get(key string) (Outcome, string, string) {
 		value = "garbled:" + string(body)
 	}
 	c.returned(pending, Output{Outcome: OutcomeOK, Value: value})
-	return OutcomeOK, value, aws.ToString(resp.ETag)
+	return OutcomeOK, value, bodyETag(body)
+}
+
+// bodyETag is the ETag of a body stored by one PutObject: its MD5, quoted.
+// The client expects this ETag rather than the GET's ETag header because
+// versitygw reads that header and the object data at different moments: a
+// GET racing an overwrite can pair the new body with the previous ETag
+// (read from the ETag attribute by path before the data file is opened),
+// and a CAS sent with it would fail against the very value the client read.
+// Amazon S3's GET is atomic; the checker must judge s3cond, not that race.
+func bodyETag(body []byte) string {
+	sum := md5.Sum(body)
+	return `"` + hex.EncodeToString(sum[:]) + `"`
 }
 
 func (c *workloadClient) write(in Input, input *s3.PutObjectInput) {
