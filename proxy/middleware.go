@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -90,6 +91,23 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += int64(n)
+	return n, err
+}
+
+// ReadFrom keeps the connection's own ReadFrom reachable, so that a
+// response body from SpliceTransport is spliced rather than copied.
+func (s *statusRecorder) ReadFrom(src io.Reader) (int64, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	var n int64
+	var err error
+	if rf, ok := s.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(src)
+	} else {
+		n, err = io.Copy(writerOnly{s.ResponseWriter}, src)
+	}
+	s.bytes += n
 	return n, err
 }
 

@@ -112,7 +112,7 @@ func fakeBackend(t *testing.T, name string) (*Backend, *httptest.Server) {
 	return &Backend{
 		Name:     name,
 		Endpoint: u,
-		Client: &http.Client{Transport: sigv4.NewResigner(NewBackendTransport(),
+		Client: &http.Client{Transport: sigv4.NewResigner(NewSpliceTransport(NewBackendTransport()),
 			credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
 	}, server
 }

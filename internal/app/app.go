@@ -157,7 +157,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		VirtualHosted: b.Addressing == config.AddressingVirtual,
 		Buckets:       b.Buckets,
 		Client: &http.Client{
-			Transport:     sigv4.NewResigner(m.InstrumentTransport(transport), creds, b.Region),
+			Transport:     sigv4.NewResigner(m.InstrumentTransport(proxy.NewSpliceTransport(transport)), creds, b.Region),
 			CheckRedirect: noRedirects,
 		},
 		ForwardChecksums:  b.Checksums == config.ChecksumsForward,
