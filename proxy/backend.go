@@ -30,6 +30,10 @@ type Backend struct {
 	// ForwardChecksums passes verified x-amz-checksum-* values on; otherwise
 	// they are dropped after verification (stores that reject them).
 	ForwardChecksums bool
+	// ForwardPayloadHash sends the client's signed hex SHA-256 of a body on
+	// to the backend, which then hashes the body again. Otherwise s3cond,
+	// having verified it, sends UNSIGNED-PAYLOAD, as for streaming uploads.
+	ForwardPayloadHash bool
 	// NativeConditional forwards If-Match / If-None-Match writes as they are
 	// and takes no lease: the store enforces them itself.
 	NativeConditional bool

@@ -39,7 +39,10 @@ type forwardSpec struct {
 // backend can store the checksum: its value is known only at the end.
 func (p *Proxy) clientBody(c *call) forwardSpec {
 	body := c.auth.Body
-	spec := forwardSpec{body: body, length: body.Length(), payloadSHA256: body.PayloadSHA256()}
+	spec := forwardSpec{body: body, length: body.Length()}
+	if c.backend.ForwardPayloadHash {
+		spec.payloadSHA256 = body.PayloadSHA256()
+	}
 	trailer := body.TrailerChecksumName()
 	if !c.backend.ForwardChecksums || trailer == "" || body.Length() < 0 {
 		return spec

@@ -71,12 +71,17 @@ type fixtureOptions struct {
 	native         bool                // backend.conditional: native
 	strict         bool                // lease.serialize: all-writes
 	bucketBackends map[string]*Backend // further backends by client bucket
+	// backendHook, if set, sees every request the backend receives.
+	backendHook func(*http.Request)
+	// forwardPayloadHash is backend.payload_hash: forward.
+	forwardPayloadHash bool
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
-	backend, server := fakeBackend(t, "default")
+	backend, server := fakeBackendWith(t, "default", o.backendHook)
 	backend.NativeConditional = o.native
+	backend.ForwardPayloadHash = o.forwardPayloadHash
 	committer := dynamolease.NewCommitter(dynamolease.NewMemTable(), dynamolease.Options{
 		Timeout: 5 * time.Second, MaxClockSkewRate: 2, PollInterval: 20 * time.Millisecond,
 		TTL: time.Hour, WaitBudget: 3 * time.Second, Owner: "proxy-test",
@@ -105,8 +110,19 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 // e2e tests use versitygw), behind the re-signing transport.
 func fakeBackend(t *testing.T, name string) (*Backend, *httptest.Server) {
 	t.Helper()
-	fake := gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true))
-	server := httptest.NewServer(fake.Server())
+	return fakeBackendWith(t, name, nil)
+}
+
+// fakeBackendWith is fakeBackend with hook called on each request it gets.
+func fakeBackendWith(t *testing.T, name string, hook func(*http.Request)) (*Backend, *httptest.Server) {
+	t.Helper()
+	fake := gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true)).Server()
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hook != nil {
+			hook(r)
+		}
+		fake.ServeHTTP(w, r)
+	}))
 	t.Cleanup(server.Close)
 	u, _ := url.Parse(server.URL)
 	return &Backend{

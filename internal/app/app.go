@@ -160,8 +160,9 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 			Transport:     sigv4.NewResigner(m.InstrumentTransport(proxy.NewSpliceTransport(transport)), creds, b.Region),
 			CheckRedirect: noRedirects,
 		},
-		ForwardChecksums:  b.Checksums == config.ChecksumsForward,
-		NativeConditional: b.Conditional == config.ConditionalNative,
+		ForwardChecksums:   b.Checksums == config.ChecksumsForward,
+		ForwardPayloadHash: b.PayloadHash == config.PayloadHashForward,
+		NativeConditional:  b.Conditional == config.ConditionalNative,
 	}, backendProbe(probeClient, u), nil
 }
 

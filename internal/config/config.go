@@ -35,6 +35,9 @@ const (
 	ChecksumsForward    = "forward"
 	ChecksumsVerifyOnly = "verify-only"
 
+	PayloadHashUnsigned = "unsigned"
+	PayloadHashForward  = "forward"
+
 	ConditionalLease  = "lease"
 	ConditionalNative = "native"
 
@@ -104,6 +107,9 @@ type Backend struct {
 	Addressing  string      `yaml:"addressing"`
 	Credentials Credentials `yaml:"credentials"`
 	Checksums   string      `yaml:"checksums"`
+	// PayloadHash says what x-amz-content-sha256 s3cond sends with a body
+	// whose hex SHA-256 the client signed and s3cond verified.
+	PayloadHash string `yaml:"payload_hash"`
 	Conditional string      `yaml:"conditional"`
 	// Buckets maps a client bucket name to the backend bucket name.
 	Buckets map[string]string `yaml:"buckets"`
@@ -220,6 +226,7 @@ func Default() *Config {
 			// as object metadata and returns it on GET/HEAD, so forwarded
 			// checksums come back to clients that ask for checksum mode.
 			Checksums:   ChecksumsForward,
+			PayloadHash: PayloadHashUnsigned,
 			Conditional: ConditionalLease,
 			Pool: Pool{
 				MaxIdleConnsPerHost: 256,
@@ -284,6 +291,9 @@ func namedBackendDefaults(b Backend) Backend {
 	}
 	if b.Checksums == "" {
 		b.Checksums = ChecksumsVerifyOnly
+	}
+	if b.PayloadHash == "" {
+		b.PayloadHash = d.PayloadHash
 	}
 	if b.Conditional == "" {
 		b.Conditional = d.Conditional
