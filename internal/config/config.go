@@ -110,7 +110,7 @@ type Backend struct {
 	// PayloadHash says what x-amz-content-sha256 s3cond sends with a body
 	// whose hex SHA-256 the client signed and s3cond verified.
 	PayloadHash string `yaml:"payload_hash"`
-	Conditional string      `yaml:"conditional"`
+	Conditional string `yaml:"conditional"`
 	// Buckets maps a client bucket name to the backend bucket name.
 	Buckets map[string]string `yaml:"buckets"`
 	Pool    Pool              `yaml:"pool"`
