@@ -152,6 +152,12 @@ func (t *SpliceTransport) exchange(req *http.Request, pc *spliceConn, addr strin
 	return resp, nil
 }
 
+// minSpliceSize is the smallest remainder of a body worth splicing: a
+// splice takes a pipe and two system calls per pass, where a small body
+// costs one read and one write. Measured on 4 KiB GETs, whose body often
+// arrives just after the headers: splicing it was 5% of s3cond's CPU.
+const minSpliceSize = 64 << 10
+
 // splicedBody is a response body read straight from a connection of t.
 type splicedBody struct {
 	t    *SpliceTransport
@@ -222,13 +228,19 @@ func (b *splicedBody) WriteTo(w io.Writer) (int64, error) {
 			return written, err
 		}
 	}
+	if b.fixed.N == 0 {
+		b.done = true
+		return written, nil
+	}
 	src := &io.LimitedReader{R: b.pc.conn, N: b.fixed.N}
 	var n int64
 	var err error
-	if rf, ok := w.(io.ReaderFrom); ok {
+	if rf, ok := w.(io.ReaderFrom); ok && b.fixed.N >= minSpliceSize {
 		n, err = rf.ReadFrom(src)
 	} else {
-		n, err = io.Copy(w, src)
+		buf := copyBuffers.Get().(*[]byte)
+		n, err = io.CopyBuffer(writerOnly{w}, readerOnly{src}, *buf)
+		copyBuffers.Put(buf)
 	}
 	written += n
 	b.fixed.N = src.N
