@@ -45,5 +45,11 @@ func NewBackendTransport() *http.Transport {
 	t.IdleConnTimeout = 90 * time.Second
 	t.DialContext = ResettingDialer(&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second})
 	t.ExpectContinueTimeout = 0
+	// net/http's 4 KiB default split a small PUT into a write for the
+	// headers and the first bytes, and more for the rest of the body; with
+	// room for both, a 4 KiB PUT goes out in one write, and a 4 KiB GET's
+	// answer comes in with one read. Large bodies bypass the buffers.
+	t.WriteBufferSize = 32 << 10
+	t.ReadBufferSize = 32 << 10
 	return t
 }
