@@ -38,8 +38,12 @@ func serve(ctx context.Context, args, env []string, stdout, stderr io.Writer) er
 		return err
 	}
 	for _, name := range cfg.UnusedEnv(env) {
+		if name == pprofEnv {
+			continue
+		}
 		log.Warn().Str("variable", name).Msg("environment variable names no config key; ignored")
 	}
+	startProfiler(env, log)
 	a, err := app.Build(ctx, cfg, log)
 	if err != nil {
 		return err
