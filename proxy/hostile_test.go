@@ -77,7 +77,7 @@ func payloadHashOf(b []byte) string {
 // sent: duplicate lines are signed as S3 canonicalises them, joined by ','.
 // Content-Length is left unsigned, as the AWS SDKs do for S3, so a test can
 // lie about it without breaking the signature.
-func (r *wireRequest) sign(t *testing.T, host, payloadHash string) {
+func (r *wireRequest) sign(t testing.TB, host, payloadHash string) {
 	t.Helper()
 	u, err := url.Parse("http://" + host + r.target)
 	if err != nil {
@@ -103,7 +103,7 @@ func (r *wireRequest) sign(t *testing.T, host, payloadHash string) {
 
 // signedWirePut is a PUT of body to /proxytest/<rawKey>, signed over the body's
 // SHA-256, with the true Content-Length.
-func signedWirePut(t *testing.T, host, rawKey string, body []byte, header ...[2]string) *wireRequest {
+func signedWirePut(t testing.TB, host, rawKey string, body []byte, header ...[2]string) *wireRequest {
 	t.Helper()
 	r := &wireRequest{method: http.MethodPut, target: "/" + bucketName + "/" + rawKey, body: body, header: header}
 	r.add("Content-Length", strconv.Itoa(len(body)))
