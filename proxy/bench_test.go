@@ -90,4 +90,3 @@ func BenchmarkForwardPut4KiB(b *testing.B) {
 	r := signedWirePut(b, host, "key", bytes.Repeat([]byte("p"), 4<<10))
 	replay(b, conn, br, r.bytes(host), 0)
 }
-
