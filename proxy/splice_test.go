@@ -284,3 +284,28 @@ func TestSpliceTransportResponseHeaderTimeout(t *testing.T) {
 		t.Fatalf("took %v", time.Since(start))
 	}
 }
+
+func TestSpliceTransportCopiesSmallRemainders(t *testing.T) {
+	// The headers go out first and the body a moment later, so that the
+	// body is not in the buffer that read the headers.
+	const size = 10 << 10
+	f := newSpliceFixture(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", fmt.Sprint(size))
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		time.Sleep(20 * time.Millisecond)
+		_, _ = w.Write(bytes.Repeat([]byte("s"), size))
+	})
+	resp, err := f.get(t, context.Background(), "/small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var w spliceWriter
+	if n, err := io.Copy(&w, resp.Body); err != nil || n != size {
+		t.Fatalf("copied %d, err %v", n, err)
+	}
+	if len(w.sources) != 0 {
+		t.Fatalf("a %d-byte remainder went to ReadFrom (%v): below minSpliceSize it is copied", size, w.sources)
+	}
+}
