@@ -72,7 +72,9 @@ func (t *SpliceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	addr := hostPort(req.URL)
 	for attempt := 0; ; attempt++ {
-		pc, reused, err := t.conn(req.Context(), addr)
+		// The retry dials: after a backend restart every idle connection
+		// is dead, and taking the next one would fail the same way.
+		pc, reused, err := t.conn(req.Context(), addr, attempt == 0)
 		if err != nil {
 			return nil, err
 		}
@@ -275,10 +277,13 @@ func (b *splicedBody) Close() error {
 	return b.pc.conn.Close()
 }
 
-// conn returns an idle connection to addr, or dials one.
-func (t *SpliceTransport) conn(ctx context.Context, addr string) (pc *spliceConn, reused bool, err error) {
-	if pc := t.takeIdle(addr); pc != nil {
-		return pc, true, nil
+// conn returns an idle connection to addr if idleOK and there is one, or
+// dials one.
+func (t *SpliceTransport) conn(ctx context.Context, addr string, idleOK bool) (pc *spliceConn, reused bool, err error) {
+	if idleOK {
+		if pc := t.takeIdle(addr); pc != nil {
+			return pc, true, nil
+		}
 	}
 	dial := t.next.DialContext
 	if dial == nil {

@@ -309,3 +309,31 @@ func TestSpliceTransportCopiesSmallRemainders(t *testing.T) {
 		t.Fatalf("a %d-byte remainder went to ReadFrom (%v): below minSpliceSize it is copied", size, w.sources)
 	}
 }
+
+func TestSpliceTransportRetryDialsWhenEveryIdleConnectionIsDead(t *testing.T) {
+	f := newSpliceFixture(t, servePattern(100))
+	// Three responses open at once leave three idle connections.
+	var open []*http.Response
+	for range 3 {
+		resp, err := f.get(t, context.Background(), "/b/k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, resp)
+	}
+	for _, resp := range open {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	// The backend restarts: every idle connection is dead.
+	f.backend.CloseClientConnections()
+	time.Sleep(20 * time.Millisecond)
+	resp, err := f.get(t, context.Background(), "/b/k")
+	if err != nil {
+		t.Fatalf("GET after the backend dropped every idle connection: %v", err)
+	}
+	resp.Body.Close()
+	if n := f.dials.Load(); n != 4 {
+		t.Fatalf("dialled %d connections, want 3 and one fresh for the retry", n)
+	}
+}
