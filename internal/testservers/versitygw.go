@@ -60,10 +60,18 @@ func StartVersityGW(t testing.TB) *VersityGW {
 	v.Process = Start(t, Spec{
 		Name: "versitygw",
 		Path: path,
-		Args: []string{"--port", addr, "--access", v.AccessKey, "--secret", v.Secret, "posix", v.DataDir},
+		Args: v.args(addr),
 		Addr: addr,
 	})
 	return v
+}
+
+// args starts versitygw with keep-alive on: it is off by default (every
+// answer then says Connection: close), while the stores s3cond fronts in
+// production keep connections, and s3cond's reuse of them (a connection the
+// backend closed while idle, a reset after an abort) needs testing.
+func (v *VersityGW) args(addr string) []string {
+	return []string{"--port", addr, "--access", v.AccessKey, "--secret", v.Secret, "--keep-alive", "posix", v.DataDir}
 }
 
 // Restart starts versitygw again on the same address and data directory,
@@ -79,7 +87,7 @@ func (v *VersityGW) Restart(t testing.TB) {
 	v.Process = Start(t, Spec{
 		Name: "versitygw",
 		Path: path,
-		Args: []string{"--port", addr, "--access", v.AccessKey, "--secret", v.Secret, "posix", v.DataDir},
+		Args: v.args(addr),
 		Addr: addr,
 	})
 }
