@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Benchmarks s3cond in front of versitygw against versitygw directly, measures
-# s3cond's peak memory during a 1 GiB PUT and GET, and writes the results to
-# docs/performance.md.
+# Benchmarks s3cond in front of versitygw against versitygw directly, then a
+# bare TCP relay in front of versitygw against versitygw directly (the cost of
+# the extra hop alone), measures s3cond's peak memory during a 1 GiB PUT and
+# GET, and writes the results to docs/performance.md.
 #
-#   scripts/bench.sh            full run (about 7 minutes on 2 cores)
-#   scripts/bench.sh --quick    short run (about 1.5 minutes) to check the setup
+#   scripts/bench.sh            full run (about 10 minutes on 2 cores)
+#   scripts/bench.sh --quick    short run (about 2 minutes) to check the setup
 #   scripts/bench.sh --no-s3cond
 #                               plumbing check while s3cond does not build: both
 #                               endpoints are versitygw, and the file says so
@@ -28,7 +29,7 @@ while (($#)); do
 		shift
 		;;
 	-h | --help)
-		sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -42,7 +43,8 @@ done
 if ((quick)); then
 	duration=3s
 	rounds=1
-	workloads="get-4k:8,put-4k:8,get-1m:4,put-1m:4,get-64m:2,put-64m:2,list:4,cond-create:8,cond-cas:8,hot-cas:8"
+	object_workloads="get-4k:8,put-4k:8,get-1m:4,put-1m:4,get-64m:2,put-64m:2"
+	workloads="$object_workloads,list:4,cond-create:8,cond-cas:8,hot-cas:8"
 	rss_size=256m
 	rss_label="256 MiB"
 else
@@ -51,7 +53,8 @@ else
 	# load from elsewhere on the machine hits both sides.
 	duration=5s
 	rounds=3
-	workloads="get-4k:16,put-4k:16,get-1m:8,put-1m:8,get-64m:4,put-64m:4,list:8,cond-create:16,cond-cas:16,hot-cas:8"
+	object_workloads="get-4k:16,put-4k:16,get-1m:8,put-1m:8,get-64m:4,put-64m:4"
+	workloads="$object_workloads,list:8,cond-create:16,cond-cas:16,hot-cas:8"
 	rss_size=1g
 	rss_label="1 GiB"
 fi
@@ -156,12 +159,24 @@ backend_key=bench-backend-key
 backend_secret=bench-backend-secret-$RANDOM$RANDOM
 backend_port=$(free_port)
 mkdir -p "$work/versitygw-data"
-"$versitygw" --port "127.0.0.1:$backend_port" --access "$backend_key" --secret "$backend_secret" \
+# Without --keep-alive versitygw answers every request with Connection:
+# close, so each request would pay a TCP connect, which real S3 stores spare.
+"$versitygw" --port "127.0.0.1:$backend_port" --access "$backend_key" --secret "$backend_secret" --keep-alive \
 	posix "$work/versitygw-data" >"$work/versitygw.log" 2>&1 &
 backend_pid=$!
 started_pids+=("$backend_pid")
 wait_listening "$backend_port" "$backend_pid" versitygw
 backend_url="http://127.0.0.1:$backend_port"
+
+# A relay with no logic in front of versitygw: what the extra hop costs on
+# these shared cores, so that s3cond's own cost can be told apart from it.
+relay_port=$(free_port)
+"$work/bin/s3cond-bench" relay --listen "127.0.0.1:$relay_port" --to "127.0.0.1:$backend_port" \
+	>"$work/relay.log" 2>&1 &
+relay_pid=$!
+started_pids+=("$relay_pid")
+wait_listening "$relay_port" "$relay_pid" relay
+relay_url="http://127.0.0.1:$relay_port"
 
 if ((with_s3cond)); then
 	client_key=BENCHCLIENTKEY
@@ -236,6 +251,12 @@ run_bench "${primary[@]}" --compare "$backend_url" \
 	--bucket s3cond-bench --workload "$workloads" --duration "$duration" --rounds "$rounds" \
 	--json "$work/suite.json" --markdown "$work/suite.md"
 
+echo "the hop alone: $object_workloads via a bare TCP relay, $rounds round(s) of $duration per endpoint" >&2
+run_bench --endpoint "$relay_url" --access-key "$backend_key" --secret-key "$backend_secret" --label tcp-relay \
+	--compare "$backend_url" --compare-label direct \
+	--bucket s3cond-bench --workload "$object_workloads" --duration "$duration" --rounds "$rounds" \
+	--json "$work/relay.json" --markdown "$work/relay.md"
+
 echo "peak memory of $measured_name: one $rss_label PUT and one $rss_label GET" >&2
 run_bench "${primary[@]}" --bucket s3cond-bench --workload "put-$rss_size:1,get-$rss_size:1" --ops 1 \
 	--json "$work/rss.json" --markdown "$work/rss.md"
@@ -269,7 +290,9 @@ mkdir -p "$(dirname "$output")"
 	echo "- CPU: $cpu_model, $(nproc) cores"
 	echo "- Memory: $memory"
 	echo "- $(go version)"
-	echo "- Backend: versitygw ${versitygw_version:-(version unknown)}, posix backend on a temporary directory"
+	echo "- Backend: versitygw ${versitygw_version:-(version unknown)}, posix backend on a temporary directory,"
+	echo "  started with \`--keep-alive\`: without it versitygw closes the connection after every response,"
+	echo "  so each request, direct and s3cond→backend alike, would pay a TCP connect that real S3 stores spare"
 	echo "- Load average (1 min) just before the run: $load_before"
 	echo
 	echo "The load generator, s3cond and versitygw share these cores, over loopback."
@@ -287,6 +310,18 @@ mkdir -p "$(dirname "$output")"
 	echo "ratio = ops/s via s3cond ÷ ops/s direct; added p50 = median latency via s3cond − direct."
 	echo
 	cat "$work/suite.md"
+	echo
+	echo "## The hop alone: a bare TCP relay against versitygw directly"
+	echo
+	echo "\`s3cond-bench relay\` forwards each connection to versitygw byte for byte, with no logic at all:"
+	echo "no HTTP parsing, no signing, and on Linux the kernel splices the payload from socket to socket"
+	echo "without it passing through the relay. It runs over the same loopback and on the same cores as"
+	echo "s3cond above, so this table is what one extra TCP hop costs on this machine by itself, the floor"
+	echo "for any proxy here; the difference between this table and the one above is what s3cond's own"
+	echo "work costs. Same rounds and duration as above, object workloads only;"
+	echo "ratio = ops/s via the relay ÷ ops/s direct."
+	echo
+	cat "$work/relay.md"
 	echo
 	echo "## Peak memory during a $rss_label PUT and GET"
 	echo

@@ -128,5 +128,6 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 func printUsage(fs *flag.FlagSet) {
 	fs.SetOutput(nil) // os.Stderr
 	fmt.Fprintln(fs.Output(), "usage: s3cond-bench --endpoint URL [--compare URL2] [flags]")
+	fmt.Fprintln(fs.Output(), "       s3cond-bench relay --listen HOST:PORT --to HOST:PORT   (bare TCP relay; relay -h for more)")
 	fs.PrintDefaults()
 }

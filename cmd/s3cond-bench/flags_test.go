@@ -71,3 +71,26 @@ func TestFlagsPreferCommandLineKeysOverTheEnvironment(t *testing.T) {
 		t.Errorf("primary %+v, want the command-line keys", cfg.primary)
 	}
 }
+
+func TestRelayFlags(t *testing.T) {
+	cfg, err := parseRelayFlags([]string{"--listen", "127.0.0.1:9100", "--to", "127.0.0.1:7070"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.listen != "127.0.0.1:9100" || cfg.target != "127.0.0.1:7070" {
+		t.Errorf("config %+v", cfg)
+	}
+	errorCases := map[string][]string{
+		"--listen is required":     {"--to", "127.0.0.1:7070"},
+		"--to is required":         {"--listen", "127.0.0.1:9100"},
+		"missing port":             {"--listen", "127.0.0.1", "--to", "127.0.0.1:7070"},
+		"unexpected argument":      {"--listen", "127.0.0.1:9100", "--to", "127.0.0.1:7070", "extra"},
+		"flag provided but not de": {"--endpoint", "http://x:1"},
+	}
+	for want, args := range errorCases {
+		_, err := parseRelayFlags(args)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: error %v, want one containing %q", args, err, want)
+		}
+	}
+}

@@ -2,6 +2,10 @@
 // reports ops/s, MB/s and latency percentiles per workload. With --compare it
 // runs the same workloads against a second endpoint (the backend directly)
 // and prints the ratio of the two, which is s3cond's overhead.
+//
+// "s3cond-bench relay --listen ADDR --to ADDR" is a bare TCP relay instead:
+// benchmarked in front of the backend, it gives the cost of the extra hop
+// alone, which the overhead above includes.
 package main
 
 import (
@@ -24,6 +28,9 @@ const (
 
 func main() {
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Timestamp().Logger()
+	if len(os.Args) > 1 && os.Args[1] == relaySubcommand {
+		os.Exit(mainRelay(os.Args[2:], log))
+	}
 	cfg, err := parseFlags(os.Args[1:], os.Getenv)
 	if err != nil {
 		if errors.Is(err, errHelp) {
@@ -45,4 +52,24 @@ func main() {
 		stop()
 		os.Exit(exitOpsFailed)
 	}
+}
+
+// mainRelay runs the relay subcommand and returns the exit status.
+func mainRelay(args []string, log zerolog.Logger) int {
+	cfg, err := parseRelayFlags(args)
+	if err != nil {
+		if errors.Is(err, errHelp) {
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "s3cond-bench:", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Info, not debug: a client resetting a connection is routine here.
+	if err := runRelay(ctx, cfg, log.Level(zerolog.InfoLevel)); err != nil {
+		log.Error().Err(err).Msg("relay failed")
+		return exitUsage
+	}
+	return 0
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -68,5 +70,19 @@ func TestRunWritesAllReports(t *testing.T) {
 	}
 	if !strings.Contains(string(md), "| put-4k | 2 |") {
 		t.Errorf("markdown lacks the put-4k row:\n%s", md)
+	}
+}
+
+func TestRunRelayReportsAnAddressInUse(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = runRelay(ctx, relayConfig{listen: taken.Addr().String(), target: "127.0.0.1:1"}, zerolog.Nop())
+	if err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("relay on a taken port: %v, want address already in use", err)
 	}
 }
