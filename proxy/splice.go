@@ -13,10 +13,10 @@ import (
 	"time"
 )
 
-// SpliceTransport sends GET requests for plain-HTTP backends over its own
-// connections, so that a response body can pass from the backend's socket
-// to the client's with splice(2) and never be copied through s3cond's
-// memory. Everything else goes to Next unchanged.
+// SpliceTransport sends GET (and HEAD) requests for plain-HTTP backends
+// over its own connections, so that a response body can pass from the
+// backend's socket to the client's with splice(2) and never be copied
+// through s3cond's memory. Everything else goes to Next unchanged.
 //
 // Why: for large GETs, reading each byte from one socket and writing it to
 // another was 95% of s3cond's CPU time, and halved GET throughput on a
@@ -52,10 +52,14 @@ type spliceConn struct {
 	idleSince time.Time
 }
 
-// handles reports whether t sends req itself: a GET without a body, in
-// clear, and not through an HTTP proxy.
+// handles reports whether t sends req itself: a GET or HEAD without a
+// body, in clear, and not through an HTTP proxy. HEADs come along because
+// every conditional write makes two: sent here, each is one write and one
+// read on the calling goroutine, without http.Transport's hand-offs to its
+// connection's reader and writer goroutines.
 func (t *SpliceTransport) handles(req *http.Request) bool {
-	if req.Method != http.MethodGet || req.URL.Scheme != "http" || (req.Body != nil && req.Body != http.NoBody) {
+	if (req.Method != http.MethodGet && req.Method != http.MethodHead) || req.URL.Scheme != "http" ||
+		(req.Body != nil && req.Body != http.NoBody) {
 		return false
 	}
 	if t.next.Proxy != nil {
@@ -143,9 +147,13 @@ func (t *SpliceTransport) exchange(req *http.Request, pc *spliceConn, addr strin
 		_ = pc.conn.SetReadDeadline(time.Time{})
 	}
 	body := &splicedBody{t: t, pc: pc, addr: addr, stop: stop, reusable: !resp.Close}
-	if resp.ContentLength >= 0 {
+	switch {
+	case req.Method == http.MethodHead || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified:
+		// No body follows, whatever Content-Length says.
+		body.fixed = &io.LimitedReader{R: pc.br, N: 0}
+	case resp.ContentLength >= 0:
 		body.fixed = &io.LimitedReader{R: pc.br, N: resp.ContentLength}
-	} else {
+	default:
 		// Chunked or delimited by close: net/http's reader, no splicing.
 		body.framed = resp.Body
 		body.reusable = body.reusable && len(resp.TransferEncoding) > 0
