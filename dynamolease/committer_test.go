@@ -157,10 +157,19 @@ func TestCheckRunsOnceHoldingAndItsFailureReleases(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The row is released: the check runs before the takeover, and once
+	// more holding the lease. Here it passes first and fails holding.
 	precondition := errors.New("object exists now")
-	_, err = p1.Acquire(testContext(t, time.Second), "b/k", "*", func(context.Context) error { return precondition })
-	if err != precondition {
-		t.Fatalf("Acquire with a failing re-check = %v, want the check's own error", err)
+	calls = 0
+	_, err = p1.Acquire(testContext(t, time.Second), "b/k", "*", func(context.Context) error {
+		calls++
+		if calls == 1 {
+			return nil
+		}
+		return precondition
+	})
+	if err != precondition || calls != 2 {
+		t.Fatalf("Acquire with a failing re-check = %v after %d checks, want the check's own error after 2", err, calls)
 	}
 	row, _ := tbl.Get(testContext(t, time.Second), "b/k", "*")
 	if row == nil || !row.Released || row.Generation != 1 {
@@ -471,5 +480,73 @@ func TestDoReleasesAfterErrorAndPanic(t *testing.T) {
 	row, _ = tbl.Get(testContext(t, time.Second), "b/k", "*")
 	if row == nil || !row.Released || row.Generation != 1 {
 		t.Fatalf("row after a panicking op = %+v, want generation 1 released", row)
+	}
+}
+
+// A waiter that finds the row released checks its precondition before it
+// takes the lease over: if the object moved, it answers without writing.
+func TestCheckBeforeTakingOverAReleasedRow(t *testing.T) {
+	tbl, p1, _ := twoProcesses(fastOptions())
+	lease := mustAcquire(t, p1, "b/k", `"v1"`)
+	if err := lease.Release(testContext(t, time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	moved := errors.New("ETag moved")
+	calls := 0
+	_, err := p1.Acquire(testContext(t, time.Second), "b/k", `"v1"`, func(context.Context) error { calls++; return moved })
+	if err != moved || calls != 1 {
+		t.Fatalf("Acquire = %v after %d checks, want the check's error after 1", err, calls)
+	}
+	row, _ := tbl.Get(testContext(t, time.Second), "b/k", `"v1"`)
+	if row == nil || !row.Released || row.Generation != 0 {
+		t.Fatalf("row = %+v, want generation 0 released: a failed check before the takeover writes nothing", row)
+	}
+}
+
+// Local waiters check their precondition the moment the local holder lets
+// go, side by side, instead of taking the lease one after another.
+func TestLocalWaitersCheckWhenTheHolderLetsGo(t *testing.T) {
+	opts := fastOptions()
+	opts.PollInterval = time.Hour // only the release may wake them
+	tbl, p1, _ := twoProcesses(opts)
+	holder := mustAcquire(t, p1, "b/k", `"v1"`)
+	moved := errors.New("ETag moved")
+	var released atomic.Bool
+	const waiters = 4
+	errs := make(chan error, waiters)
+	for range waiters {
+		go func() {
+			_, err := p1.Acquire(testContext(t, 5*time.Second), "b/k", `"v1"`, func(context.Context) error {
+				if released.Load() {
+					return moved
+				}
+				return nil
+			})
+			errs <- err
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // all four queue behind the holder
+	released.Store(true)
+	start := time.Now()
+	if err := holder.Release(testContext(t, time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	for range waiters {
+		select {
+		case err := <-errs:
+			if err != moved {
+				t.Fatalf("waiter got %v, want the check's error", err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("a waiter did not check its precondition when the holder let go")
+		}
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("waiters took %s to answer", took)
+	}
+	// None of them took the lease to find out.
+	row, _ := tbl.Get(testContext(t, time.Second), "b/k", `"v1"`)
+	if row == nil || !row.Released || row.Generation != 0 {
+		t.Fatalf("row = %+v, want the holder's generation 0, released", row)
 	}
 }
