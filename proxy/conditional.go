@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 	"time"
 
@@ -122,6 +123,12 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	}
 	spec.ctx = holder.writeContext(ctx)
 	p.forward(c, spec)
+	// The answer goes to the client now, not after the deferred release:
+	// the write is done, and the next write on this key (which expects the
+	// new ETag, so takes another lease row) need not wait for the release
+	// commit. Writers still waiting on this row expect the old ETag and fail
+	// their check either way.
+	_ = http.NewResponseController(c.w).Flush()
 }
 
 // leaseHolder owns the lease of one conditional write: it acquires it (from

@@ -75,6 +75,8 @@ type fixtureOptions struct {
 	backendHook func(*http.Request)
 	// forwardPayloadHash is backend.payload_hash: forward.
 	forwardPayloadHash bool
+	// leaseTable replaces the in-memory lease table.
+	leaseTable dynamolease.Table
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
@@ -82,7 +84,11 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	backend, server := fakeBackendWith(t, "default", o.backendHook)
 	backend.NativeConditional = o.native
 	backend.ForwardPayloadHash = o.forwardPayloadHash
-	committer := dynamolease.NewCommitter(dynamolease.NewMemTable(), dynamolease.Options{
+	table := o.leaseTable
+	if table == nil {
+		table = dynamolease.NewMemTable()
+	}
+	committer := dynamolease.NewCommitter(table, dynamolease.Options{
 		Timeout: 5 * time.Second, MaxClockSkewRate: 2, PollInterval: 20 * time.Millisecond,
 		TTL: time.Hour, WaitBudget: 3 * time.Second, Owner: "proxy-test",
 	}, zerolog.Nop())
