@@ -40,7 +40,8 @@ var _ http.RoundTripper = (*SpliceTransport)(nil)
 
 // NewSpliceTransport returns a SpliceTransport that dials with next's
 // DialContext and follows next's MaxIdleConnsPerHost, IdleConnTimeout and
-// ResponseHeaderTimeout; requests it does not handle go to next.
+// ResponseHeaderTimeout (its buffer sizes are its own); requests it does not
+// handle go to next.
 func NewSpliceTransport(next *http.Transport) *SpliceTransport {
 	return &SpliceTransport{next: next, idle: map[string][]*spliceConn{}}
 }
@@ -161,6 +162,14 @@ func (t *SpliceTransport) exchange(req *http.Request, pc *spliceConn, addr strin
 	resp.Body = body
 	return resp, nil
 }
+
+// Each pooled connection keeps its buffers, so they are sized for what
+// passes through them: request heads out; response heads, and small bodies
+// in one read, in. Bodies past the buffer bypass it.
+const (
+	spliceReadBufferSize  = 16 << 10
+	spliceWriteBufferSize = 4 << 10
+)
 
 // minSpliceSize is the smallest remainder of a body worth splicing: a
 // splice takes a pipe and two system calls per pass, where a small body
@@ -301,11 +310,10 @@ func (t *SpliceTransport) conn(ctx context.Context, addr string, idleOK bool) (p
 	if err != nil {
 		return nil, false, fmt.Errorf("dial %s: %w", addr, err)
 	}
-	size := func(n int) int { return max(n, 4<<10) }
 	return &spliceConn{
 		conn: conn,
-		br:   bufio.NewReaderSize(conn, size(t.next.ReadBufferSize)),
-		bw:   bufio.NewWriterSize(conn, size(t.next.WriteBufferSize)),
+		br:   bufio.NewReaderSize(conn, spliceReadBufferSize),
+		bw:   bufio.NewWriterSize(conn, spliceWriteBufferSize),
 	}, false, nil
 }
 

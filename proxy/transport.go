@@ -47,9 +47,8 @@ func NewBackendTransport() *http.Transport {
 	t.ExpectContinueTimeout = 0
 	// net/http's 4 KiB default split a small PUT into a write for the
 	// headers and the first bytes, and more for the rest of the body; with
-	// room for both, a 4 KiB PUT goes out in one write, and a 4 KiB GET's
-	// answer comes in with one read. Large bodies bypass the buffers.
+	// room for both, a 4 KiB PUT goes out in one write. Large bodies bypass
+	// the buffer. (GETs and HEADs go through SpliceTransport's buffers.)
 	t.WriteBufferSize = 32 << 10
-	t.ReadBufferSize = 32 << 10
 	return t
 }
