@@ -503,9 +503,9 @@ func TestCheckBeforeTakingOverAReleasedRow(t *testing.T) {
 	}
 }
 
-// Local waiters check their precondition the moment the local holder lets
-// go, side by side, instead of taking the lease one after another.
-func TestLocalWaitersCheckWhenTheHolderLetsGo(t *testing.T) {
+// Local waiters whose ETag moved while they queued answer with the check's
+// error once the holder lets go, and none of them writes to the table.
+func TestLocalWaitersWhoseETagMovedWriteNothing(t *testing.T) {
 	opts := fastOptions()
 	opts.PollInterval = time.Hour // only the release may wake them
 	tbl, p1, _ := twoProcesses(opts)
