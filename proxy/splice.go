@@ -88,9 +88,13 @@ func (t *SpliceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		// A kept-alive connection that the backend closed while it was idle
-		// fails before any byte of the answer: a GET may be sent again.
+		// fails before any byte of the answer: a GET or HEAD may be sent
+		// again.
+		// A timeout is the backend being slow, not a dead connection.
 		var quiet nothingReceivedError
-		if reused && attempt == 0 && errors.As(err, &quiet) && req.Context().Err() == nil {
+		var netErr net.Error
+		timedOut := errors.As(err, &netErr) && netErr.Timeout()
+		if reused && attempt == 0 && errors.As(err, &quiet) && !timedOut && req.Context().Err() == nil {
 			continue
 		}
 		return nil, err
@@ -114,15 +118,15 @@ func (t *SpliceTransport) exchange(req *http.Request, pc *spliceConn, addr strin
 		stop()
 		pc.conn.Close()
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, fmt.Errorf("GET %s: %w", addr, ctxErr)
+			return nil, fmt.Errorf("%s %s: %w", req.Method, addr, ctxErr)
 		}
 		return nil, err
 	}
 	if err := req.Write(pc.bw); err != nil {
-		return fail(nothingReceivedError{fmt.Errorf("write GET to %s: %w", addr, err)})
+		return fail(nothingReceivedError{fmt.Errorf("write %s to %s: %w", req.Method, addr, err)})
 	}
 	if err := pc.bw.Flush(); err != nil {
-		return fail(nothingReceivedError{fmt.Errorf("write GET to %s: %w", addr, err)})
+		return fail(nothingReceivedError{fmt.Errorf("write %s to %s: %w", req.Method, addr, err)})
 	}
 	if d := t.next.ResponseHeaderTimeout; d > 0 {
 		_ = pc.conn.SetReadDeadline(time.Now().Add(d))

@@ -367,3 +367,28 @@ func TestSpliceTransportHeadHasNoBody(t *testing.T) {
 		t.Fatalf("dialled %d connections, want 1 kept alive through HEADs", n)
 	}
 }
+
+func TestSpliceTransportDoesNotRetryATimeout(t *testing.T) {
+	release := make(chan struct{})
+	f := newSpliceFixture(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hang" {
+			<-release
+		}
+		fmt.Fprint(w, "ok")
+	})
+	defer close(release)
+	f.transport.next.ResponseHeaderTimeout = 50 * time.Millisecond
+	resp, err := f.get(t, context.Background(), "/ok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	// On the kept-alive connection, the backend is slow, not gone.
+	if _, err := f.get(t, context.Background(), "/hang"); err == nil {
+		t.Fatal("a GET whose answer never came succeeded")
+	}
+	if n := f.dials.Load(); n != 1 {
+		t.Fatalf("dialled %d connections, want 1: a timeout is not a dead connection to retry", n)
+	}
+}
