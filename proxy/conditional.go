@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -113,13 +115,33 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	spec := p.clientBody(c)
 	spec.stripConditions = true
 	acquire := func() error { return holder.acquire(conds, &state) }
-	if c.op == PutObject || c.op == CompleteMultipartUpload {
+	switch {
+	case (c.op == PutObject || c.op == CompleteMultipartUpload) && spec.length >= 0 && spec.length <= maxBufferedBody:
+		// A small body is read and verified whole before the lease is
+		// sought, and sent after: a write that loses the race never opens
+		// a backend upload only to abort it (on a hot key, most do).
+		buf := copyBuffers.Get().(*[]byte)
+		defer copyBuffers.Put(buf)
+		body, err := readWhole(spec.body, spec.length, *buf)
+		if err != nil {
+			p.fail(c, err)
+			return
+		}
+		if err := acquire(); err != nil {
+			p.fail(c, err)
+			return
+		}
+		spec.body = bytes.NewReader(body)
+	case c.op == PutObject || c.op == CompleteMultipartUpload:
 		// The body streams to the backend while the lease is sought; its
-		// final byte waits for the lease and the re-check (SPEC §4).
+		// final byte waits for the lease and the re-check (SPEC §4), so the
+		// first write to finish its upload wins, as on S3.
 		spec.gate = acquire
-	} else if err := acquire(); err != nil {
-		p.fail(c, err)
-		return
+	default:
+		if err := acquire(); err != nil {
+			p.fail(c, err)
+			return
+		}
 	}
 	spec.ctx = holder.writeContext(ctx)
 	p.forward(c, spec)
@@ -129,6 +151,35 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	// commit. Writers still waiting on this row expect the old ETag and fail
 	// their check either way.
 	_ = http.NewResponseController(c.w).Flush()
+}
+
+// maxBufferedBody is the largest conditional write body read whole before
+// its lease is sought: one pooled copy buffer.
+const maxBufferedBody = 64 << 10
+
+// readWhole reads r, which must hold exactly length bytes, into buf (at
+// least length long) and on to its end, where a verifying body makes its
+// final checks.
+func readWhole(r io.Reader, length int64, buf []byte) ([]byte, error) {
+	body := buf[:length]
+	if _, err := io.ReadFull(r, body); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, s3err.New(s3err.IncompleteBody)
+		}
+		return nil, err
+	}
+	var extra [1]byte
+	for {
+		n, err := r.Read(extra[:])
+		switch {
+		case n > 0:
+			return nil, s3err.Newf(s3err.InvalidRequest, "The body is longer than its declared length.")
+		case err == io.EOF:
+			return body, nil
+		case err != nil:
+			return nil, err
+		}
+	}
 }
 
 // leaseHolder owns the lease of one conditional write: it acquires it (from
