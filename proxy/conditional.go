@@ -120,9 +120,9 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 		// A small body is read and verified whole before the lease is
 		// sought, and sent after: a write that loses the race never opens
 		// a backend upload only to abort it (on a hot key, most do).
-		buf := copyBuffers.Get().(*[]byte)
-		defer copyBuffers.Put(buf)
-		body, err := readWhole(spec.body, spec.length, *buf)
+		// Not a pooled buffer: net/http's transport may still read a
+		// request body after the response has come back.
+		body, err := readWhole(spec.body, spec.length, make([]byte, spec.length))
 		if err != nil {
 			p.fail(c, err)
 			return
@@ -154,7 +154,7 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 }
 
 // maxBufferedBody is the largest conditional write body read whole before
-// its lease is sought: one pooled copy buffer.
+// its lease is sought.
 const maxBufferedBody = 64 << 10
 
 // readWhole reads r, which must hold exactly length bytes, into buf (at
