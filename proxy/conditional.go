@@ -115,14 +115,13 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	spec := p.clientBody(c)
 	spec.stripConditions = true
 	acquire := func() error { return holder.acquire(conds, &state) }
+	sendsBody := c.op == PutObject || c.op == CompleteMultipartUpload
 	switch {
-	case (c.op == PutObject || c.op == CompleteMultipartUpload) && spec.length >= 0 && spec.length <= maxBufferedBody:
+	case sendsBody && spec.length >= 0 && spec.length <= maxBufferedBody:
 		// A small body is read and verified whole before the lease is
 		// sought, and sent after: a write that loses the race never opens
 		// a backend upload only to abort it (on a hot key, most do).
-		// Not a pooled buffer: net/http's transport may still read a
-		// request body after the response has come back.
-		body, err := readWhole(spec.body, spec.length, make([]byte, spec.length))
+		body, err := readWhole(spec.body, spec.length)
 		if err != nil {
 			p.fail(c, err)
 			return
@@ -132,7 +131,7 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 			return
 		}
 		spec.body = bytes.NewReader(body)
-	case c.op == PutObject || c.op == CompleteMultipartUpload:
+	case sendsBody:
 		// The body streams to the backend while the lease is sought; its
 		// final byte waits for the lease and the re-check (SPEC §4), so the
 		// first write to finish its upload wins, as on S3.
@@ -157,11 +156,12 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 // its lease is sought.
 const maxBufferedBody = 64 << 10
 
-// readWhole reads r, which must hold exactly length bytes, into buf (at
-// least length long) and on to its end, where a verifying body makes its
-// final checks.
-func readWhole(r io.Reader, length int64, buf []byte) ([]byte, error) {
-	body := buf[:length]
+// readWhole reads r, which must hold exactly length bytes, on to its end,
+// where a verifying body makes its final checks. The buffer is its own, not
+// a pooled one: net/http's transport may still read a request body after
+// the response has come back.
+func readWhole(r io.Reader, length int64) ([]byte, error) {
+	body := make([]byte, length)
 	if _, err := io.ReadFull(r, body); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, s3err.New(s3err.IncompleteBody)

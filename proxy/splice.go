@@ -191,10 +191,18 @@ type splicedBody struct {
 	fixed  *io.LimitedReader
 	framed io.ReadCloser
 	// reusable: the backend keeps the connection open after this body.
-	reusable bool
-	done     bool // the whole body was read
-	failed   bool
-	closed   bool
+	reusable  bool
+	framedEOF bool // framed was read to its end
+	failed    bool
+	closed    bool
+}
+
+// complete reports whether the whole body was read.
+func (b *splicedBody) complete() bool {
+	if b.fixed != nil {
+		return b.fixed.N == 0
+	}
+	return b.framedEOF
 }
 
 var _ io.WriterTo = (*splicedBody)(nil)
@@ -203,33 +211,21 @@ func (b *splicedBody) Read(p []byte) (int, error) {
 	if b.closed {
 		return 0, errors.New("read on closed response body")
 	}
+	var n int
+	var err error
 	if b.framed != nil {
-		n, err := b.framed.Read(p)
-		b.note(err)
-		return n, err
+		n, err = b.framed.Read(p)
+		b.framedEOF = err == io.EOF
+	} else {
+		n, err = b.fixed.Read(p)
+		if err == io.EOF && b.fixed.N > 0 {
+			err = io.ErrUnexpectedEOF
+		}
 	}
-	if b.fixed.N == 0 {
-		b.done = true
-		return 0, io.EOF
-	}
-	n, err := b.fixed.Read(p)
-	if err == io.EOF && b.fixed.N > 0 {
-		err = io.ErrUnexpectedEOF
-	}
-	if err == nil && b.fixed.N == 0 {
-		b.done = true
-	}
-	b.note(err)
-	return n, err
-}
-
-func (b *splicedBody) note(err error) {
-	switch {
-	case err == io.EOF:
-		b.done = true
-	case err != nil:
+	if err != nil && err != io.EOF {
 		b.failed = true
 	}
+	return n, err
 }
 
 // WriteTo sends the bytes already buffered, then hands the rest of the
@@ -252,7 +248,6 @@ func (b *splicedBody) WriteTo(w io.Writer) (int64, error) {
 		}
 	}
 	if b.fixed.N == 0 {
-		b.done = true
 		return written, nil
 	}
 	src := &io.LimitedReader{R: b.pc.conn, N: b.fixed.N}
@@ -267,15 +262,10 @@ func (b *splicedBody) WriteTo(w io.Writer) (int64, error) {
 	}
 	written += n
 	b.fixed.N = src.N
-	switch {
-	case err != nil:
-		b.failed = true
-	case b.fixed.N > 0:
-		b.failed = true
+	if err == nil && b.fixed.N > 0 {
 		err = io.ErrUnexpectedEOF
-	default:
-		b.done = true
 	}
+	b.failed = err != nil
 	return written, err
 }
 
@@ -287,11 +277,8 @@ func (b *splicedBody) Close() error {
 		return nil
 	}
 	b.closed = true
-	if b.fixed != nil && b.fixed.N == 0 {
-		b.done = true
-	}
 	cancelled := !b.stop()
-	if b.done && !b.failed && b.reusable && !cancelled {
+	if b.complete() && !b.failed && b.reusable && !cancelled {
 		b.t.putIdle(b.addr, b.pc)
 		return nil
 	}
