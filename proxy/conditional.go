@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -150,36 +149,6 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	// commit. Writers still waiting on this row expect the old ETag and fail
 	// their check either way.
 	_ = http.NewResponseController(c.w).Flush()
-}
-
-// maxBufferedBody is the largest conditional write body read whole before
-// its lease is sought.
-const maxBufferedBody = 64 << 10
-
-// readWhole reads r, which must hold exactly length bytes, on to its end,
-// where a verifying body makes its final checks. The buffer is its own, not
-// a pooled one: net/http's transport may still read a request body after
-// the response has come back.
-func readWhole(r io.Reader, length int64) ([]byte, error) {
-	body := make([]byte, length)
-	if _, err := io.ReadFull(r, body); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, s3err.New(s3err.IncompleteBody)
-		}
-		return nil, err
-	}
-	var extra [1]byte
-	for {
-		n, err := r.Read(extra[:])
-		switch {
-		case n > 0:
-			return nil, s3err.Newf(s3err.InvalidRequest, "The body is longer than its declared length.")
-		case err == io.EOF:
-			return body, nil
-		case err != nil:
-			return nil, err
-		}
-	}
 }
 
 // leaseHolder owns the lease of one conditional write: it acquires it (from

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,22 +14,28 @@ import (
 	"time"
 )
 
-// SpliceTransport sends GET (and HEAD) requests for plain-HTTP backends
-// over its own connections, so that a response body can pass from the
-// backend's socket to the client's with splice(2) and never be copied
-// through s3cond's memory. Everything else goes to Next unchanged.
+// SpliceTransport sends GETs, HEADs, DELETEs and small PUTs to plain-HTTP
+// backends over its own connections, one write and one read on the calling
+// goroutine; everything else goes to Next unchanged.
 //
-// Why: for large GETs, reading each byte from one socket and writing it to
-// another was 95% of s3cond's CPU time, and halved GET throughput on a
-// machine shared with the client and the backend (docs/performance.md).
-// net/http's client reads bodies through a bufio.Reader, which hides the
-// socket; here the response headers are parsed with http.ReadResponse and the
-// body's socket is handed, length-limited, to the client connection's
-// ReadFrom, which splices on Linux.
+// Why, for GETs: reading each byte of a large body from one socket and
+// writing it to another was 95% of s3cond's CPU time, and halved GET
+// throughput on a machine shared with the client and the backend
+// (docs/performance.md). net/http's client reads bodies through a
+// bufio.Reader, which hides the socket; here the response head is parsed
+// with http.ReadResponse and the body's socket is handed, length-limited,
+// to the client connection's ReadFrom, which splices on Linux. The body
+// splices only when the caller copies it with io.Copy (or calls WriteTo)
+// into a writer with a ReadFrom method that reaches a *net.TCPConn; plain
+// Read works as with any response.
 //
-// The body splices only when the caller copies it with io.Copy (or calls
-// WriteTo) into a writer with a ReadFrom method that reaches a *net.TCPConn;
-// plain Read works as with any response.
+// Why, for small requests: http.Transport hands each request to its
+// connection's writer goroutine and each answer back from its reader
+// goroutine; for a 4 KiB PUT or the HEADs of a conditional write, those
+// hand-offs cost more than the request itself. A small PUT body (up to
+// maxBufferedBody) is read whole, and so verified, before the request is
+// sent; head and body then leave in one write, and a kept-alive
+// connection found dead can be retried with the same bytes.
 type SpliceTransport struct {
 	next *http.Transport
 
@@ -46,21 +53,25 @@ func NewSpliceTransport(next *http.Transport) *SpliceTransport {
 	return &SpliceTransport{next: next, idle: map[string][]*spliceConn{}}
 }
 
-type spliceConn struct {
-	conn      net.Conn
-	br        *bufio.Reader
-	bw        *bufio.Writer
-	idleSince time.Time
-}
-
-// handles reports whether t sends req itself: a GET or HEAD without a
-// body, in clear, and not through an HTTP proxy. HEADs come along because
-// every conditional write makes two: sent here, each is one write and one
-// read on the calling goroutine, without http.Transport's hand-offs to its
-// connection's reader and writer goroutines.
+// handles reports whether t sends req itself: in clear, not through an HTTP
+// proxy, and either a GET, HEAD or DELETE without a body or a PUT with a
+// small body of known length. All are idempotent, so a request that found
+// its kept-alive connection dead may be sent again.
 func (t *SpliceTransport) handles(req *http.Request) bool {
-	if (req.Method != http.MethodGet && req.Method != http.MethodHead) || req.URL.Scheme != "http" ||
-		(req.Body != nil && req.Body != http.NoBody) {
+	if req.URL.Scheme != "http" {
+		return false
+	}
+	bodyless := req.Body == nil || req.Body == http.NoBody
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodDelete:
+		if !bodyless {
+			return false
+		}
+	case http.MethodPut:
+		if bodyless || req.ContentLength <= 0 || req.ContentLength > maxBufferedBody {
+			return false
+		}
+	default:
 		return false
 	}
 	if t.next.Proxy != nil {
@@ -75,6 +86,15 @@ func (t *SpliceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !t.handles(req) {
 		return t.next.RoundTrip(req)
 	}
+	var payload []byte // a PUT's body, read whole
+	if req.Body != nil && req.Body != http.NoBody {
+		buf := requestBodies.Get().(*[]byte)
+		defer requestBodies.Put(buf)
+		var err error
+		if payload, err = readBody(req, (*buf)[:req.ContentLength]); err != nil {
+			return nil, err
+		}
+	}
 	addr := hostPort(req.URL)
 	for attempt := 0; ; attempt++ {
 		// The retry dials: after a backend restart every idle connection
@@ -83,13 +103,13 @@ func (t *SpliceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		resp, err := t.exchange(req, pc, addr)
+		resp, err := t.exchange(req, payload, pc, addr)
 		if err == nil {
 			return resp, nil
 		}
 		// A kept-alive connection that the backend closed while it was idle
-		// fails before any byte of the answer: a GET or HEAD may be sent
-		// again.
+		// fails before any byte of the answer; every request sent here may
+		// be sent again.
 		// A timeout is the backend being slow, not a dead connection.
 		var quiet nothingReceivedError
 		var netErr net.Error
@@ -109,7 +129,7 @@ func (e nothingReceivedError) Unwrap() error { return e.err }
 
 // exchange writes req on pc and reads the response head. On error, pc is
 // closed.
-func (t *SpliceTransport) exchange(req *http.Request, pc *spliceConn, addr string) (*http.Response, error) {
+func (t *SpliceTransport) exchange(req *http.Request, payload []byte, pc *spliceConn, addr string) (*http.Response, error) {
 	ctx := req.Context()
 	// Cancelling the request closes the connection, which ends any read,
 	// write or splice in progress; such a connection is never reused.
@@ -122,10 +142,7 @@ func (t *SpliceTransport) exchange(req *http.Request, pc *spliceConn, addr strin
 		}
 		return nil, err
 	}
-	if err := req.Write(pc.bw); err != nil {
-		return fail(nothingReceivedError{fmt.Errorf("write %s to %s: %w", req.Method, addr, err)})
-	}
-	if err := pc.bw.Flush(); err != nil {
+	if err := writeRequest(req, payload, pc); err != nil {
 		return fail(nothingReceivedError{fmt.Errorf("write %s to %s: %w", req.Method, addr, err)})
 	}
 	if d := t.next.ResponseHeaderTimeout; d > 0 {
@@ -167,194 +184,6 @@ func (t *SpliceTransport) exchange(req *http.Request, pc *spliceConn, addr strin
 	return resp, nil
 }
 
-// Each pooled connection keeps its buffers, so they are sized for what
-// passes through them: request heads out; response heads, and small bodies
-// in one read, in. Bodies past the buffer bypass it.
-const (
-	spliceReadBufferSize  = 16 << 10
-	spliceWriteBufferSize = 4 << 10
-)
-
-// minSpliceSize is the smallest remainder of a body worth splicing: a
-// splice takes a pipe and two system calls per pass, where a small body
-// costs one read and one write. Measured on 4 KiB GETs, whose body often
-// arrives just after the headers: splicing it was 5% of s3cond's CPU.
-const minSpliceSize = 64 << 10
-
-// splicedBody is a response body read straight from a connection of t.
-type splicedBody struct {
-	t    *SpliceTransport
-	pc   *spliceConn
-	addr string
-	stop func() bool
-	// fixed reads a Content-Length body; framed any other.
-	fixed  *io.LimitedReader
-	framed io.ReadCloser
-	// reusable: the backend keeps the connection open after this body.
-	reusable  bool
-	framedEOF bool // framed was read to its end
-	failed    bool
-	closed    bool
-}
-
-// complete reports whether the whole body was read.
-func (b *splicedBody) complete() bool {
-	if b.fixed != nil {
-		return b.fixed.N == 0
-	}
-	return b.framedEOF
-}
-
-var _ io.WriterTo = (*splicedBody)(nil)
-
-func (b *splicedBody) Read(p []byte) (int, error) {
-	if b.closed {
-		return 0, errors.New("read on closed response body")
-	}
-	var n int
-	var err error
-	if b.framed != nil {
-		n, err = b.framed.Read(p)
-		b.framedEOF = err == io.EOF
-	} else {
-		n, err = b.fixed.Read(p)
-		if err == io.EOF && b.fixed.N > 0 {
-			err = io.ErrUnexpectedEOF
-		}
-	}
-	if err != nil && err != io.EOF {
-		b.failed = true
-	}
-	return n, err
-}
-
-// WriteTo sends the bytes already buffered, then hands the rest of the
-// body, as a length-limited socket, to w's ReadFrom: for a client TCP
-// connection that is a splice.
-func (b *splicedBody) WriteTo(w io.Writer) (int64, error) {
-	if b.closed || b.framed != nil || b.fixed.N == 0 {
-		return io.Copy(writerOnly{w}, readerOnly{b})
-	}
-	var written int64
-	if buffered := min(int64(b.pc.br.Buffered()), b.fixed.N); buffered > 0 {
-		head, _ := b.pc.br.Peek(int(buffered))
-		n, err := w.Write(head)
-		_, _ = b.pc.br.Discard(n)
-		b.fixed.N -= int64(n)
-		written += int64(n)
-		if err != nil {
-			b.failed = true
-			return written, err
-		}
-	}
-	if b.fixed.N == 0 {
-		return written, nil
-	}
-	src := &io.LimitedReader{R: b.pc.conn, N: b.fixed.N}
-	var n int64
-	var err error
-	if rf, ok := w.(io.ReaderFrom); ok && b.fixed.N >= minSpliceSize {
-		n, err = rf.ReadFrom(src)
-	} else {
-		buf := copyBuffers.Get().(*[]byte)
-		n, err = io.CopyBuffer(writerOnly{w}, readerOnly{src}, *buf)
-		copyBuffers.Put(buf)
-	}
-	written += n
-	b.fixed.N = src.N
-	if err == nil && b.fixed.N > 0 {
-		err = io.ErrUnexpectedEOF
-	}
-	b.failed = err != nil
-	return written, err
-}
-
-// Close returns the connection to the pool when the body was read to its
-// end and nothing went wrong; otherwise it closes it (with a reset, from
-// ResettingDialer), as the http.Transport does with an unfinished body.
-func (b *splicedBody) Close() error {
-	if b.closed {
-		return nil
-	}
-	b.closed = true
-	cancelled := !b.stop()
-	if b.complete() && !b.failed && b.reusable && !cancelled {
-		b.t.putIdle(b.addr, b.pc)
-		return nil
-	}
-	return b.pc.conn.Close()
-}
-
-// conn returns an idle connection to addr if idleOK and there is one, or
-// dials one.
-func (t *SpliceTransport) conn(ctx context.Context, addr string, idleOK bool) (pc *spliceConn, reused bool, err error) {
-	if idleOK {
-		if pc := t.takeIdle(addr); pc != nil {
-			return pc, true, nil
-		}
-	}
-	dial := t.next.DialContext
-	if dial == nil {
-		dial = (&net.Dialer{}).DialContext
-	}
-	conn, err := dial(ctx, "tcp", addr)
-	if err != nil {
-		return nil, false, fmt.Errorf("dial %s: %w", addr, err)
-	}
-	return &spliceConn{
-		conn: conn,
-		br:   bufio.NewReaderSize(conn, spliceReadBufferSize),
-		bw:   bufio.NewWriterSize(conn, spliceWriteBufferSize),
-	}, false, nil
-}
-
-func (t *SpliceTransport) takeIdle(addr string) *spliceConn {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	conns := t.idle[addr]
-	for len(conns) > 0 {
-		pc := conns[len(conns)-1]
-		conns = conns[:len(conns)-1]
-		if d := t.next.IdleConnTimeout; d > 0 && time.Since(pc.idleSince) > d {
-			pc.conn.Close()
-			continue
-		}
-		t.idle[addr] = conns
-		return pc
-	}
-	delete(t.idle, addr)
-	return nil
-}
-
-func (t *SpliceTransport) putIdle(addr string, pc *spliceConn) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	limit := t.next.MaxIdleConnsPerHost
-	if limit <= 0 {
-		limit = http.DefaultMaxIdleConnsPerHost
-	}
-	if len(t.idle[addr]) >= limit {
-		pc.conn.Close()
-		return
-	}
-	pc.idleSince = time.Now()
-	t.idle[addr] = append(t.idle[addr], pc)
-}
-
-// CloseIdleConnections closes the idle connections of t and of Next.
-func (t *SpliceTransport) CloseIdleConnections() {
-	t.mu.Lock()
-	idle := t.idle
-	t.idle = map[string][]*spliceConn{}
-	t.mu.Unlock()
-	for _, conns := range idle {
-		for _, pc := range conns {
-			pc.conn.Close()
-		}
-	}
-	t.next.CloseIdleConnections()
-}
-
 // hostPort is u's host with the port made explicit.
 func hostPort(u *url.URL) string {
 	port := u.Port()
@@ -368,3 +197,40 @@ func hostPort(u *url.URL) string {
 // between them does not recurse into them.
 type writerOnly struct{ io.Writer }
 type readerOnly struct{ io.Reader }
+
+// requestBodies holds the buffers small PUT bodies are read into.
+var requestBodies = sync.Pool{New: func() any { b := make([]byte, maxBufferedBody); return &b }}
+
+// readBody reads req's body, which must be exactly len(dst) bytes long,
+// into dst, and closes it.
+func readBody(req *http.Request, dst []byte) ([]byte, error) {
+	defer req.Body.Close()
+	if err := readExactly(req.Body, dst); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// requestWriters write request heads (and small bodies) to connections; a
+// pooled writer is large enough for a head and a body of maxBufferedBody,
+// so both leave in one write, and no connection keeps a write buffer.
+var requestWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, maxBufferedBody+8<<10) }}
+
+// writeRequest writes req, with payload as its body if it has one, to pc.
+func writeRequest(req *http.Request, payload []byte, pc *spliceConn) error {
+	if payload != nil {
+		withBody := new(http.Request)
+		*withBody = *req // shallow: only the body differs; req is not changed
+		withBody.Body = io.NopCloser(bytes.NewReader(payload))
+		req = withBody
+	}
+	bw := requestWriters.Get().(*bufio.Writer)
+	bw.Reset(pc.conn)
+	err := req.Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	bw.Reset(nil)
+	requestWriters.Put(bw)
+	return err
+}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,12 +17,11 @@ import (
 
 // spliceFixture is a SpliceTransport in front of an httptest server (a
 // stand-in for the backend's HTTP/1.1 server), counting the connections it
-// dials and the requests its fallback transport sends.
+// dials.
 type spliceFixture struct {
 	transport *SpliceTransport
 	backend   *httptest.Server
 	dials     atomic.Int32
-	fallback  atomic.Int32
 }
 
 func newSpliceFixture(t *testing.T, handler http.HandlerFunc) *spliceFixture {
@@ -35,12 +33,6 @@ func newSpliceFixture(t *testing.T, handler http.HandlerFunc) *spliceFixture {
 	next.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		f.dials.Add(1)
 		return dial(ctx, network, addr)
-	}
-	next.Proxy = func(r *http.Request) (*url.URL, error) {
-		if r.Method != http.MethodGet {
-			f.fallback.Add(1)
-		}
-		return nil, nil
 	}
 	f.transport = NewSpliceTransport(next)
 	t.Cleanup(f.transport.CloseIdleConnections)
@@ -155,21 +147,35 @@ func TestSpliceTransportChunkedResponses(t *testing.T) {
 func TestSpliceTransportLeavesOtherRequestsToNext(t *testing.T) {
 	f := newSpliceFixture(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		fmt.Fprintf(w, "%s %s", r.Method, body)
+		fmt.Fprintf(w, "%s %d", r.Method, len(body))
 	})
-	for _, method := range []string{http.MethodPut, http.MethodPost, http.MethodDelete} {
-		req, _ := http.NewRequest(method, f.backend.URL+"/b/k", strings.NewReader("data"))
+	large := strings.Repeat("x", maxBufferedBody+1)
+	for _, tc := range []struct {
+		name, method string
+		body         io.Reader
+		length       int64
+		backendSaw   string
+	}{
+		{"POST", http.MethodPost, strings.NewReader("data"), 4, "POST 4"},
+		{"DELETE with a body", http.MethodDelete, strings.NewReader("data"), 4, "DELETE 4"},
+		{"PUT of unknown length", http.MethodPut, io.MultiReader(strings.NewReader("data")), -1, "PUT 4"},
+		{"PUT over the buffered size", http.MethodPut, strings.NewReader(large), int64(len(large)), fmt.Sprintf("PUT %d", len(large))},
+		{"PUT without a body", http.MethodPut, nil, 0, "PUT 0"},
+	} {
+		req, _ := http.NewRequest(tc.method, f.backend.URL+"/b/k", tc.body)
+		req.ContentLength = tc.length
 		resp, err := f.transport.RoundTrip(req)
 		if err != nil {
-			t.Fatalf("%s: %v", method, err)
+			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if _, ok := resp.Body.(*splicedBody); ok {
-			t.Fatalf("%s was answered by the splice path", method)
+			t.Fatalf("%s was sent by SpliceTransport itself", tc.name)
 		}
+		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-	}
-	if n := f.fallback.Load(); n != 3 {
-		t.Fatalf("next transport saw %d requests, want 3", n)
+		if string(got) != tc.backendSaw {
+			t.Fatalf("%s: backend saw %q, want %q", tc.name, got, tc.backendSaw)
+		}
 	}
 }
 
