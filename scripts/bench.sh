@@ -253,12 +253,13 @@ run_bench() {
 echo "suite: $workloads, $rounds round(s) of $duration per endpoint" >&2
 run_bench "${primary[@]}" --compare "$backend_url" \
 	--compare-access-key "$backend_key" --compare-secret-key "$backend_secret" --compare-label direct \
+	--compare-rss-pid "$backend_pid" \
 	--bucket s3cond-bench --workload "$workloads" --duration "$duration" --rounds "$rounds" \
 	--json "$work/suite.json" --markdown "$work/suite.md"
 
 echo "the hop alone: $object_workloads via a bare TCP relay, $rounds round(s) of $duration per endpoint" >&2
 run_bench --endpoint "$relay_url" --access-key "$backend_key" --secret-key "$backend_secret" --label tcp-relay \
-	--compare "$backend_url" --compare-label direct \
+	--rss-pid "$relay_pid" --compare "$backend_url" --compare-label direct --compare-rss-pid "$backend_pid" \
 	--bucket s3cond-bench --workload "$object_workloads" --duration "$duration" --rounds "$rounds" \
 	--json "$work/relay.json" --markdown "$work/relay.md"
 
@@ -317,6 +318,12 @@ mkdir -p "$(dirname "$output")"
 	echo
 	cat "$work/suite.md"
 	echo
+	echo "In the last table, \"CPU per op\" is the serving process's own CPU time (user and system,"
+	echo "from /proc, 10 ms resolution) divided by the operations it served: s3cond's on the s3cond rows,"
+	echo "versitygw's on the direct rows. It depends far less than the ratios on how the shared cores"
+	echo "were divided: on cores of its own, s3cond would serve about (cores ÷ CPU per op) operations per"
+	echo "second before it became the bottleneck."
+	echo
 	echo "## The hop alone: a bare TCP relay against versitygw directly"
 	echo
 	echo "\`s3cond-bench relay\` forwards each connection to versitygw byte for byte, with no logic at all:"
@@ -325,7 +332,7 @@ mkdir -p "$(dirname "$output")"
 	echo "s3cond above, so this table is what one extra TCP hop costs on this machine by itself, the floor"
 	echo "for any proxy here; the difference between this table and the one above is what s3cond's own"
 	echo "work costs. Same rounds and duration as above, object workloads only;"
-	echo "ratio = ops/s via the relay ÷ ops/s direct."
+	echo "ratio = ops/s via the relay ÷ ops/s direct; CPU per op as above, the relay's own on its rows."
 	echo
 	cat "$work/relay.md"
 	echo

@@ -65,8 +65,8 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&cfg.rounds, "rounds", 1, "repeat the whole plan this many times and merge the results")
 	fs.StringVar(&cfg.jsonPath, "json", "", "write the results as JSON to this file")
 	fs.StringVar(&cfg.mdPath, "markdown", "", "write the results as Markdown tables to this file")
-	fs.IntVar(&cfg.rssPID, "rss-pid", 0, "process ID serving --endpoint: report its peak RSS per workload (Linux)")
-	fs.IntVar(&cfg.cmpRSS, "compare-rss-pid", 0, "process ID serving --compare: report its peak RSS per workload")
+	fs.IntVar(&cfg.rssPID, "rss-pid", 0, "process ID serving --endpoint: report its peak RSS and CPU time per workload (Linux)")
+	fs.IntVar(&cfg.cmpRSS, "compare-rss-pid", 0, "process ID serving --compare: report its peak RSS and CPU time per workload")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the objects the workloads wrote")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress lines on stderr")
 	fs.Usage = func() {}

@@ -25,17 +25,17 @@ func formatMiB(bytes int64) string { return fmt.Sprintf("%.0f MiB", float64(byte
 // WriteText prints the report as aligned plain-text tables.
 func WriteText(w io.Writer, r Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\ttarget\tworkers\tops\terrors\tops/s\tMB/s\tp50\tp90\tp99\t412\t409\tpeak RSS\t")
+	fmt.Fprintln(tw, "workload\ttarget\tworkers\tops\terrors\tops/s\tMB/s\tp50\tp90\tp99\t412\t409\tpeak RSS\tCPU/op\t")
 	for _, res := range r.Results {
 		rss := "-"
 		if res.PeakRSS > 0 {
 			rss = formatMiB(res.PeakRSS)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.2f\t%s\t%s\t%s\t%d\t%d\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.2f\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t\n",
 			res.Workload, res.Target, res.Workers, res.Ops, res.Errors,
 			res.OpsPerSecond(), res.MBPerSecond(),
 			formatMS(res.Latency.P50), formatMS(res.Latency.P90), formatMS(res.Latency.P99),
-			res.PreconditionFailed, res.Conflicts, rss)
+			res.PreconditionFailed, res.Conflicts, rss, formatCPUPerOp(res))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write results: %w", err)
@@ -121,13 +121,26 @@ func writeMarkdownRSS(b *strings.Builder, results []Result) {
 			continue
 		}
 		if !header {
-			b.WriteString("\nPeak resident memory of the measured process during each workload:\n\n")
-			b.WriteString("| workload | target | bytes moved | MB/s | peak RSS |\n|---|---|--:|--:|--:|\n")
+			b.WriteString("\nPeak resident memory and CPU time of the measured process during each workload:\n\n")
+			b.WriteString("| workload | target | workers | bytes moved | MB/s | peak RSS | CPU per op |\n|---|---|--:|--:|--:|--:|--:|\n")
 			header = true
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %.1f | %s |\n", res.Workload, res.Target, formatMiB(res.Bytes),
-			res.MBPerSecond(), formatMiB(res.PeakRSS))
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %.1f | %s | %s |\n", res.Workload, res.Target, res.Workers,
+			formatMiB(res.Bytes), res.MBPerSecond(), formatMiB(res.PeakRSS), formatCPUPerOp(res))
 	}
+}
+
+// formatCPUPerOp shows the measured process's CPU time per operation, or
+// "-" when it was not measured.
+func formatCPUPerOp(res Result) string {
+	if !res.CPUMeasured || res.Ops == 0 {
+		return "-"
+	}
+	perOp := res.CPUPerOp()
+	if perOp >= 10*time.Millisecond {
+		return fmt.Sprintf("%.1f ms", float64(perOp)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.0f µs", float64(perOp)/float64(time.Microsecond))
 }
 
 func writeMarkdownErrors(b *strings.Builder, results []Result) {

@@ -20,7 +20,9 @@ type Result struct {
 	Bytes              int64
 	Elapsed            time.Duration
 	Latency            LatencySummary
-	PeakRSS            int64 // bytes; 0 when not measured
+	PeakRSS            int64         // bytes; 0 when not measured
+	CPU                time.Duration // the measured process's CPU time, if CPUMeasured
+	CPUMeasured        bool
 
 	samples []time.Duration // kept so that rounds can be merged
 }
@@ -45,6 +47,15 @@ func (r Result) MBPerSecond() float64 {
 	return float64(r.Bytes) / bytesPerMB / r.Elapsed.Seconds()
 }
 
+// CPUPerOp is the measured process's CPU time per successful operation; 0
+// when not measured (see CPUMeasured).
+func (r Result) CPUPerOp() time.Duration {
+	if r.Ops == 0 {
+		return 0
+	}
+	return r.CPU / time.Duration(r.Ops)
+}
+
 // merge adds another round of the same workload on the same target.
 func (r Result) merge(other Result) Result {
 	r.Ops += other.Ops
@@ -55,6 +66,8 @@ func (r Result) merge(other Result) Result {
 	r.Bytes += other.Bytes
 	r.Elapsed += other.Elapsed
 	r.PeakRSS = max(r.PeakRSS, other.PeakRSS)
+	r.CPU += other.CPU
+	r.CPUMeasured = r.CPUMeasured || other.CPUMeasured
 	r.samples = append(r.samples, other.samples...)
 	r.Latency = Summarize(r.samples)
 	return r
@@ -164,6 +177,8 @@ type (
 		MBPerSecond        float64     `json:"mb_per_second"`
 		LatencyMS          latencyJSON `json:"latency_ms"`
 		PeakRSSBytes       int64       `json:"peak_rss_bytes,omitempty"`
+		CPUSeconds         *float64    `json:"cpu_seconds,omitempty"`
+		CPUPerOpUS         *float64    `json:"cpu_per_op_us,omitempty"`
 	}
 	latencyJSON struct {
 		Count int     `json:"count"`
@@ -212,6 +227,11 @@ func (r Report) MarshalJSON() ([]byte, error) {
 			},
 			PeakRSSBytes: res.PeakRSS,
 		})
+		if res.CPUMeasured {
+			seconds, perOpUS := res.CPU.Seconds(), float64(res.CPUPerOp())/float64(time.Microsecond)
+			last := &out.Results[len(out.Results)-1]
+			last.CPUSeconds, last.CPUPerOpUS = &seconds, &perOpUS
+		}
 	}
 	for _, c := range r.Comparisons {
 		out.Comparisons = append(out.Comparisons, comparisonJSON{

@@ -22,7 +22,7 @@ func sampleReport() Report {
 	baseline.Bytes = 400 * 4096
 	baseline.Latency.P50 = 10 * time.Millisecond
 	hot := Result{Workload: "hot-cas", Target: "s3cond", Workers: 8, Ops: 30, PreconditionFailed: 70, Conflicts: 2,
-		Elapsed: 3 * time.Second, PeakRSS: 64 << 20}
+		Elapsed: 3 * time.Second, PeakRSS: 64 << 20, CPU: 1500 * time.Millisecond, CPUMeasured: true}
 	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
 	return Report{
 		Started: start, Finished: start.Add(time.Minute),
@@ -60,6 +60,8 @@ func TestReportJSONFile(t *testing.T) {
 			Precondition int64    `json:"precondition_failed_412"`
 			Conflicts    int64    `json:"conflicts_409"`
 			PeakRSS      int64    `json:"peak_rss_bytes"`
+			CPUSeconds   *float64 `json:"cpu_seconds"`
+			CPUPerOpUS   *float64 `json:"cpu_per_op_us"`
 			Latency      struct {
 				P50 float64 `json:"p50"`
 				P99 float64 `json:"p99"`
@@ -95,8 +97,12 @@ func TestReportJSONFile(t *testing.T) {
 	if r.Latency.P50 != 12.5 || r.Latency.P99 != 30 {
 		t.Errorf("latency ms %+v, want p50 12.5, p99 30", r.Latency)
 	}
+	if r.CPUSeconds != nil || r.CPUPerOpUS != nil {
+		t.Errorf("put-4k had no CPU measured, yet the JSON says %v s", *r.CPUSeconds)
+	}
 	hot := doc.Results[2]
-	if hot.Precondition != 70 || hot.Conflicts != 2 || hot.PeakRSS != 64<<20 {
+	if hot.Precondition != 70 || hot.Conflicts != 2 || hot.PeakRSS != 64<<20 ||
+		hot.CPUSeconds == nil || *hot.CPUSeconds != 1.5 || hot.CPUPerOpUS == nil || *hot.CPUPerOpUS != 50000 {
 		t.Errorf("hot-cas counters: %+v", hot)
 	}
 	c := doc.Comparisons[0]
@@ -109,9 +115,11 @@ func TestMergeAddsRoundsAndRecomputesLatency(t *testing.T) {
 	a := Result{Workload: "get-4k", Target: "x", Ops: 2, Bytes: 8, Elapsed: time.Second,
 		ErrorSamples: []string{"e1"}, samples: []time.Duration{1, 3}}
 	b := Result{Workload: "get-4k", Target: "x", Ops: 2, Errors: 2, Bytes: 8, Elapsed: time.Second,
-		ErrorSamples: []string{"e1", "e2"}, PeakRSS: 5, samples: []time.Duration{2, 4}}
+		ErrorSamples: []string{"e1", "e2"}, PeakRSS: 5, CPU: 3 * time.Millisecond, CPUMeasured: true, samples: []time.Duration{2, 4}}
+	a.CPU = time.Millisecond
 	m := a.merge(b)
-	if m.Ops != 4 || m.Errors != 2 || m.Bytes != 16 || m.Elapsed != 2*time.Second || m.PeakRSS != 5 {
+	if m.Ops != 4 || m.Errors != 2 || m.Bytes != 16 || m.Elapsed != 2*time.Second || m.PeakRSS != 5 ||
+		m.CPU != 4*time.Millisecond || !m.CPUMeasured || m.CPUPerOp() != time.Millisecond {
 		t.Errorf("merged totals: %+v", m)
 	}
 	if m.OpsPerSecond() != 2 {
@@ -131,7 +139,7 @@ func TestMarkdownTables(t *testing.T) {
 		"| workload | workers | direct ops/s | via s3cond ops/s | ratio | p50 direct | p50 s3cond | added p50 |",
 		"| put-4k | 4 | 200.0 | 100.0 | 0.50 | 10.00 ms | 12.50 ms | +2.50 ms |",
 		"| hot-cas | s3cond | 8 | 30 | 10.0 | 70 | 2 |",
-		"| hot-cas | s3cond | 0 MiB | 0.0 | 64 MiB |",
+		"| hot-cas | s3cond | 8 | 0 MiB | 0.0 | 64 MiB | 50.0 ms |",
 		"put-4k on s3cond: 1 failed operations, e.g. `boom`.",
 	} {
 		if !strings.Contains(md, want) {
@@ -146,7 +154,7 @@ func TestTextReportListsEveryResultAndComparison(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"direct ops/s", "+2.50 ms", "hot-cas", "64 MiB", "error put-4k on s3cond: boom"} {
+	for _, want := range []string{"direct ops/s", "+2.50 ms", "hot-cas", "64 MiB", "50.0 ms", "error put-4k on s3cond: boom"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
 		}

@@ -41,7 +41,7 @@ func (o RunOptions) validate() error {
 
 // RunWorkload prepares w on t, runs it with the given number of workers,
 // and deletes what it wrote unless opt.Keep. When t.RSSPID is set it reports
-// that process's peak RSS over the measured phase.
+// that process's peak RSS and CPU time over the measured phase.
 func RunWorkload(ctx context.Context, t *Target, w Workload, workers int, opt RunOptions) (Result, error) {
 	if err := opt.validate(); err != nil {
 		return Result{}, err
@@ -55,10 +55,17 @@ func RunWorkload(ctx context.Context, t *Target, w Workload, workers int, opt Ru
 	if err := w.Prepare(ctx, t, workers); err != nil {
 		return Result{}, fmt.Errorf("prepare %s on %s: %w", w.Name(), t.Label, err)
 	}
+	var cpuBefore time.Duration
+	cpuMeasured := false
 	if t.RSSPID > 0 {
 		if err := ResetPeakRSS(t.RSSPID); err != nil {
 			opt.Log.Warn().Err(err).Msg("peak RSS will include the preparation")
 		}
+		var err error
+		if cpuBefore, err = ProcessCPUTime(t.RSSPID); err != nil {
+			opt.Log.Warn().Err(err).Msg("CPU time not measured")
+		}
+		cpuMeasured = err == nil
 	}
 	result := measure(ctx, t, w, workers, opt)
 	if t.RSSPID > 0 {
@@ -67,6 +74,9 @@ func RunWorkload(ctx context.Context, t *Target, w Workload, workers int, opt Ru
 			opt.Log.Warn().Err(err).Msg("peak RSS not measured")
 		}
 		result.PeakRSS = peak
+		if cpuAfter, err := ProcessCPUTime(t.RSSPID); err == nil && cpuMeasured {
+			result.CPU, result.CPUMeasured = cpuAfter-cpuBefore, true
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return result, fmt.Errorf("workload %s on %s interrupted: %w", w.Name(), t.Label, err)
