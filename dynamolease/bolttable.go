@@ -55,7 +55,7 @@ func OpenBolt(path string) (*BoltTable, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("prepare lease file %s: %w", path, err)
 	}
-	return &BoltTable{db: db, commits: startGroupCommitter(db)}, nil
+	return &BoltTable{db: db, commits: startGroupCommitter(db, lazyCommitDelay)}, nil
 }
 
 // Close closes the file.
@@ -81,11 +81,12 @@ func (b *BoltTable) Create(ctx context.Context, r Record) (*Record, error) {
 			return ErrConditionFailed
 		}
 		return putBoltRow(bucket, k, r)
-	})
+	}, false)
 	return existing, err
 }
 
-// Replace implements Table.
+// Replace implements Table. A write that marks a row released is lazy: it
+// may wait briefly to share the next acquire's commit (see lazyCommitDelay).
 func (b *BoltTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -103,7 +104,7 @@ func (b *BoltTable) Replace(ctx context.Context, r Record, seen uint64) (*Record
 			return ErrConditionFailed
 		}
 		return putBoltRow(bucket, k, r)
-	})
+	}, r.Released)
 	return current, err
 }
 

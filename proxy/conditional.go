@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -153,7 +154,8 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 
 // leaseHolder owns the lease of one conditional write: it acquires it (from
 // the body's gate or before the request), keeps it alive while the write
-// runs, and releases it when the handler ends, whatever happened.
+// runs, and releases it when the handler ends, whatever happened (in the
+// background: see releaseInBackground).
 type leaseHolder struct {
 	p *Proxy
 	c *call
@@ -233,10 +235,40 @@ func (h *leaseHolder) release() {
 		h.stopKeep()
 	}
 	if h.lease != nil {
-		h.p.releaseLease(h.lease)
+		h.p.releaseInBackground(h.lease)
 	}
 	if h.cancel != nil {
 		h.cancel()
+	}
+}
+
+// releaseInBackground marks l released without holding up the handler, whose
+// write has ended and whose answer is written: net/http reads the client's
+// next request on the connection only once the handler returns, and with
+// the embedded store the release may wait for company to share its commit
+// (dynamolease's lazyCommitDelay). WaitForReleases waits for these.
+func (p *Proxy) releaseInBackground(l *dynamolease.Lease) {
+	p.releases.Add(1)
+	go func() {
+		defer p.releases.Done()
+		p.releaseLease(l)
+	}()
+}
+
+// WaitForReleases waits until every lease release started in the background
+// has finished, or ctx ends. Call it after the server has stopped and before
+// the lease store closes, so that no lease is left held until it expires.
+func (p *Proxy) WaitForReleases(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		p.releases.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("lease releases still running: %w", ctx.Err())
 	}
 }
 

@@ -29,8 +29,9 @@ func (s *slowReleaseTable) Replace(ctx context.Context, r dynamolease.Record, se
 }
 
 // TestConditionalAnswerDoesNotWaitForTheRelease checks that a conditional
-// write's client has its answer while the lease is still being released:
-// the next write on the key expects the new ETag and leases another row.
+// write's client has its answer while the lease is still being released
+// (the next write on the key expects the new ETag and leases another row),
+// and that WaitForReleases waits for that release.
 func TestConditionalAnswerDoesNotWaitForTheRelease(t *testing.T) {
 	table := &slowReleaseTable{Table: dynamolease.NewMemTable(), releasing: make(chan struct{}, 1), proceed: make(chan struct{})}
 	f := newFixtureWith(t, fixtureOptions{leaseTable: table})
@@ -57,5 +58,18 @@ func TestConditionalAnswerDoesNotWaitForTheRelease(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the client got no answer while the release was pending")
 	}
+	// The handler has returned with the release still running in the
+	// background; shutdown waits for it.
+	p := f.handler.(*Proxy)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := p.WaitForReleases(ctx); err == nil {
+		t.Fatal("WaitForReleases returned while a release was still pending")
+	}
 	letRelease()
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.WaitForReleases(ctx); err != nil {
+		t.Fatalf("WaitForReleases after the release was let go: %v", err)
+	}
 }

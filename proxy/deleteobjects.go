@@ -66,7 +66,7 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 	var held []*dynamolease.Lease
 	defer func() {
 		for _, l := range held {
-			p.releaseLease(l)
+			p.releaseInBackground(l)
 		}
 	}()
 	conditional := make([]s3xml.ObjectIdentifier, 0, len(req.Objects))

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -61,6 +62,9 @@ type Proxy struct {
 	newRequestID func() string
 	observer     RequestObserver
 	handler      http.Handler
+	// releases counts lease releases still running after their handler
+	// returned (releaseInBackground).
+	releases sync.WaitGroup
 }
 
 // Options configure a Proxy.

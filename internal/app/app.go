@@ -106,7 +106,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
 	verifier.MaxSkew = cfg.Server.MaxSkew
 
-	a.Handler = proxy.New(proxy.Options{
+	prx := proxy.New(proxy.Options{
 		Auth:               verifier,
 		Access:             keyring,
 		Backend:            backend,
@@ -117,6 +117,14 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		Domain:             cfg.Server.Domain,
 		Log:                log,
 		Observer:           m,
+	})
+	a.Handler = prx
+	// Closers run last-added first: lease releases still running in the
+	// background finish before the lease store closes.
+	a.closers = append(a.closers, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, drainTimeout)
+		defer cancel()
+		return prx.WaitForReleases(ctx)
 	})
 	return a, nil
 }
