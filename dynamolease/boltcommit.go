@@ -24,12 +24,28 @@ const maxGroupCommit = 256
 // costs CPU as well as time (a conditional create spent about a quarter of
 // s3cond's CPU in lease commits; with the lease file on tmpfs it went 15–24%
 // faster). Every conditional write commits twice, acquire and release; a
-// release that waits for the next acquire halves that. The release is off
-// the client's path (the answer went before it), and the waiters on its row
-// are mostly writers that expected the ETag just replaced and fail their
-// check whenever they wake; the rest (the holder's write failed, or strict
-// mode) wait this much longer.
+// release that waits for the next acquire halves that. Only releases that no
+// goroutine of this process waits for are lazy: the caller made it
+// NotAwaited (the proxy releases after the answer, in the background) and
+// no local goroutine wants the row next (with the embedded table there is
+// no other process), so nobody waits longer.
 const lazyCommitDelay = 2 * time.Millisecond
+
+// lazyWriteKey marks the context of a table write that nobody is waiting
+// for: a release made NotAwaited, of a row no local goroutine wants next.
+// The embedded table may hold it back for company; others ignore it. (A
+// context value, not a Table method, because only the embedded table has a
+// use for it.)
+type lazyWriteKey struct{}
+
+func withLazyWrite(ctx context.Context) context.Context {
+	return context.WithValue(ctx, lazyWriteKey{}, true)
+}
+
+func isLazyWrite(ctx context.Context) bool {
+	lazy, _ := ctx.Value(lazyWriteKey{}).(bool)
+	return lazy
+}
 
 // boltWrite is one conditional write waiting for the group committer.
 // apply runs inside the shared transaction: it returns ErrConditionFailed

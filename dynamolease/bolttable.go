@@ -85,8 +85,9 @@ func (b *BoltTable) Create(ctx context.Context, r Record) (*Record, error) {
 	return existing, err
 }
 
-// Replace implements Table. A write that marks a row released is lazy: it
-// may wait briefly to share the next acquire's commit (see lazyCommitDelay).
+// Replace implements Table. A release that no local goroutine waits for
+// (the Committer marks its context, withLazyWrite) is a lazy write: it may
+// wait briefly to share the next acquire's commit (see lazyCommitDelay).
 func (b *BoltTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func (b *BoltTable) Replace(ctx context.Context, r Record, seen uint64) (*Record
 			return ErrConditionFailed
 		}
 		return putBoltRow(bucket, k, r)
-	}, r.Released)
+	}, isLazyWrite(ctx))
 	return current, err
 }
 

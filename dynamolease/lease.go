@@ -123,6 +123,22 @@ func (l *Lease) Renew(ctx context.Context) error {
 	return l.c.storeError(ctx, "renew", err)
 }
 
+// NotAwaited marks the context of a Release whose caller does not wait on
+// it to go on (it runs it on a goroutine of its own, after its write has
+// ended and its answer has gone). Unless another goroutine of this process
+// is waiting for the row, the release may then wait briefly to share the
+// embedded table's next commit (see lazyCommitDelay); other tables ignore it.
+func NotAwaited(ctx context.Context) context.Context {
+	return context.WithValue(ctx, notAwaitedKey{}, true)
+}
+
+type notAwaitedKey struct{}
+
+func releaseNotAwaited(ctx context.Context) bool {
+	v, _ := ctx.Value(notAwaitedKey{}).(bool)
+	return v
+}
+
 // Release marks the row released, conditional on it still having this
 // lease's generation; it never deletes the row. It lets local waiters go on
 // in every case. A lost lease returns an error wrapping ErrLeaseLost; a table
@@ -144,6 +160,11 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	mine := l.Generation()
 	r := l.record(mine, true)
+	if releaseNotAwaited(ctx) && !l.c.local.contended(l.state) {
+		// Neither the caller nor another goroutine here waits for this
+		// write: the table may take its time.
+		ctx = withLazyWrite(ctx)
+	}
 	current, err := l.c.table.Replace(ctx, r, mine)
 	if err == nil || wroteIt(current, r) {
 		return nil

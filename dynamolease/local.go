@@ -99,6 +99,14 @@ func (q *localQueue) endTurn(st *keyState, me *turn) {
 	q.broadcastLocked(st)
 }
 
+// contended reports whether another local goroutine is acquiring the key
+// besides the one that holds it.
+func (q *localQueue) contended(st *keyState) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return st.refs > 1
+}
+
 func (q *localQueue) changedChan(st *keyState) <-chan struct{} {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -189,14 +188,14 @@ func (h *leaseHolder) acquire(conds writeCondition, known *precondition.ObjectSt
 	// (SPEC §3 step 5); otherwise renew first.
 	if lease.Remaining() < h.p.leaseTimeout/2 {
 		if err := lease.Renew(h.c.r.Context()); err != nil {
-			h.p.releaseLease(lease)
+			h.p.releaseLease(context.Background(), lease)
 			return s3err.Wrap(s3err.ServiceUnavailable, err)
 		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.released { // the handler already gave up
-		h.p.releaseLease(lease)
+		h.p.releaseLease(context.Background(), lease)
 		return s3err.New(s3err.InternalError)
 	}
 	h.lease = lease
@@ -242,38 +241,10 @@ func (h *leaseHolder) release() {
 	}
 }
 
-// releaseInBackground marks l released without holding up the handler, whose
-// write has ended and whose answer is written: net/http reads the client's
-// next request on the connection only once the handler returns, and with
-// the embedded store the release may wait for company to share its commit
-// (dynamolease's lazyCommitDelay). WaitForReleases waits for these.
-func (p *Proxy) releaseInBackground(l *dynamolease.Lease) {
-	p.releases.Add(1)
-	go func() {
-		defer p.releases.Done()
-		p.releaseLease(l)
-	}()
-}
-
-// WaitForReleases waits until every lease release started in the background
-// has finished, or ctx ends. Call it after the server has stopped and before
-// the lease store closes, so that no lease is left held until it expires.
-func (p *Proxy) WaitForReleases(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		p.releases.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("lease releases still running: %w", ctx.Err())
-	}
-}
-
-func (p *Proxy) releaseLease(l *dynamolease.Lease) {
-	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+// releaseLease marks l released within releaseTimeout; a failure is logged,
+// and the row then expires on its own.
+func (p *Proxy) releaseLease(parent context.Context, l *dynamolease.Lease) {
+	ctx, cancel := context.WithTimeout(parent, releaseTimeout)
 	defer cancel()
 	if err := l.Release(ctx); err != nil {
 		p.log.Warn().Err(err).Str("path", l.Path()).Uint64("generation", l.Generation()).

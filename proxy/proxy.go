@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -62,9 +61,9 @@ type Proxy struct {
 	newRequestID func() string
 	observer     RequestObserver
 	handler      http.Handler
-	// releases counts lease releases still running after their handler
+	// releases tracks lease releases still running after their handler
 	// returned (releaseInBackground).
-	releases sync.WaitGroup
+	releases releaseTracker
 }
 
 // Options configure a Proxy.
