@@ -35,12 +35,19 @@ func putKey(key string) func(*bolt.Bucket) error {
 	return func(b *bolt.Bucket) error { return b.Put([]byte(key), []byte("v")) }
 }
 
+// queueLazy hands a lazy write of key to the committer, as write does, and
+// returns once the committer has taken it; its outcome arrives on the
+// channel returned.
+func queueLazy(g *groupCommitter, key string) <-chan error {
+	w := boltWrite{apply: putKey(key), done: make(chan error, 1), lazy: true}
+	g.writes <- w // unbuffered: the committer holds it when this returns
+	return w.done
+}
+
 func TestLazyWriteSharesTheNextUrgentCommit(t *testing.T) {
 	// A long delay, so that the urgent write surely comes within it.
 	g := newTestCommitter(t, time.Minute)
-	lazyDone := make(chan error, 1)
-	go func() { lazyDone <- g.write(context.Background(), putKey("release"), true) }()
-	// Let the committer take the lazy write and start waiting for company.
+	lazyDone := queueLazy(g, "release")
 	time.Sleep(20 * time.Millisecond)
 	select {
 	case err := <-lazyDone:
@@ -99,9 +106,7 @@ func TestLoneLazyWriteCommitsAfterTheDelay(t *testing.T) {
 
 func TestCloseCommitsAWaitingLazyWrite(t *testing.T) {
 	g := newTestCommitter(t, time.Minute)
-	done := make(chan error, 1)
-	go func() { done <- g.write(context.Background(), putKey("release"), true) }()
-	time.Sleep(20 * time.Millisecond)
+	done := queueLazy(g, "release")
 	g.close()
 	select {
 	case err := <-done:
