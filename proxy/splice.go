@@ -61,14 +61,13 @@ func (t *SpliceTransport) handles(req *http.Request) bool {
 	if req.URL.Scheme != "http" {
 		return false
 	}
-	bodyless := req.Body == nil || req.Body == http.NoBody
 	switch req.Method {
 	case http.MethodGet, http.MethodHead, http.MethodDelete:
-		if !bodyless {
+		if hasBody(req) {
 			return false
 		}
 	case http.MethodPut:
-		if bodyless || req.ContentLength <= 0 || req.ContentLength > maxBufferedBody {
+		if !hasBody(req) || req.ContentLength <= 0 || req.ContentLength > maxBufferedBody {
 			return false
 		}
 	default:
@@ -87,7 +86,7 @@ func (t *SpliceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.next.RoundTrip(req)
 	}
 	var payload []byte // a PUT's body, read whole
-	if req.Body != nil && req.Body != http.NoBody {
+	if hasBody(req) {
 		buf := requestBodies.Get().(*[]byte)
 		defer requestBodies.Put(buf)
 		var err error
@@ -197,6 +196,8 @@ func hostPort(u *url.URL) string {
 // between them does not recurse into them.
 type writerOnly struct{ io.Writer }
 type readerOnly struct{ io.Reader }
+
+func hasBody(req *http.Request) bool { return req.Body != nil && req.Body != http.NoBody }
 
 // requestBodies holds the buffers small PUT bodies are read into.
 var requestBodies = sync.Pool{New: func() any { b := make([]byte, maxBufferedBody); return &b }}

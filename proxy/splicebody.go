@@ -11,6 +11,9 @@ import (
 // arrives just after the headers: splicing it was 5% of s3cond's CPU.
 const minSpliceSize = 64 << 10
 
+// errBodyClosed answers reads of a splicedBody after Close.
+var errBodyClosed = errors.New("read on closed response body")
+
 // splicedBody is a response body read straight from a connection of t.
 type splicedBody struct {
 	t    *SpliceTransport
@@ -39,7 +42,7 @@ var _ io.WriterTo = (*splicedBody)(nil)
 
 func (b *splicedBody) Read(p []byte) (int, error) {
 	if b.closed {
-		return 0, errors.New("read on closed response body")
+		return 0, errBodyClosed
 	}
 	var n int
 	var err error
@@ -64,7 +67,7 @@ func (b *splicedBody) Read(p []byte) (int, error) {
 func (b *splicedBody) WriteTo(w io.Writer) (int64, error) {
 	switch {
 	case b.closed:
-		return 0, errors.New("read on closed response body")
+		return 0, errBodyClosed
 	case b.framed != nil:
 		buf := copyBuffers.Get().(*[]byte)
 		defer copyBuffers.Put(buf)
