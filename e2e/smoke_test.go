@@ -34,7 +34,8 @@ func TestSmokeThroughTarget(t *testing.T) {
 	runSmoke(t, e.Client(t, e.RW), "smoke")
 }
 
-// runSmoke: put, get, list, delete and a two-part multipart upload.
+// runSmoke: put, get, list, delete, and a two-part multipart upload whose
+// ETag a compare-and-swap then uses.
 func runSmoke(t *testing.T, c *s3.Client, bucket string) {
 	t.Helper()
 	ctx := t.Context()
@@ -67,12 +68,26 @@ func runSmoke(t *testing.T, c *s3.Client, bucket string) {
 		}
 		parts = append(parts, types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(int32(i + 1))})
 	}
-	if _, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("mpu"),
-		UploadId: created.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: parts}}); err != nil {
+	completed, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("mpu"),
+		UploadId: created.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: parts}})
+	if err != nil {
 		t.Fatalf("complete multipart upload: %v", err)
 	}
 	if got := getBytes(t, ctx, c, bucket, "mpu"); !bytes.Equal(got, slices.Concat(part1, part2)) {
 		t.Fatalf("multipart object: %d bytes differ", len(got))
+	}
+	// The ETag the completion returned is the object's: HEAD reports it and
+	// a compare-and-swap with it succeeds.
+	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("mpu")})
+	if err != nil {
+		t.Fatalf("head multipart object: %v", err)
+	}
+	if aws.ToString(head.ETag) != aws.ToString(completed.ETag) {
+		t.Fatalf("HEAD ETag %s, the completion returned %s", aws.ToString(head.ETag), aws.ToString(completed.ETag))
+	}
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("mpu"),
+		Body: bytes.NewReader([]byte("swapped")), IfMatch: completed.ETag}); err != nil {
+		t.Fatalf("put If-Match the completion's ETag: %v", err)
 	}
 
 	for _, key := range []string{"a", "dir/b", "mpu"} {

@@ -54,7 +54,8 @@ func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, er
 		}
 		return nil, fmt.Errorf("embedded store: open %s: %w", path, err)
 	}
-	faker := gofakes3.New(s3bolt.New(db),
+	backend := s3bolt.New(db)
+	faker := gofakes3.New(backend,
 		gofakes3.WithAutoBucket(true),
 		gofakes3.WithLogger(zerologAdapter{log: log.With().Str("component", "embedded-s3").Logger()}),
 	)
@@ -68,7 +69,7 @@ func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, er
 	s := &Server{
 		db: db,
 		http: &http.Server{
-			Handler:           faker.Server(),
+			Handler:           newMultipartETags(faker.Server(), backend, log),
 			ReadHeaderTimeout: 10 * time.Second,
 		},
 		endpoint: "http://" + listener.Addr().String(),

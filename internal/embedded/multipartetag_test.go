@@ -1,0 +1,156 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/rs/zerolog"
+)
+
+// A client that keeps the ETag CompleteMultipartUpload returned must find
+// the same ETag in HEAD, GET and LIST, and so be able to use it in If-Match.
+func TestMultipartETagIsTheSameInEveryAnswer(t *testing.T) {
+	ctx := testContext(t)
+	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
+	defer s.Close(ctx)
+	c := client(s.Endpoint())
+	bucket, key := aws.String("dev-bucket"), aws.String("dir/multipart")
+
+	created, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: bucket, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := [][]byte{bytes.Repeat([]byte("first part "), 500_000), []byte("second part")}
+	var completed []types.CompletedPart
+	for i, p := range parts {
+		out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: bucket, Key: key, UploadId: created.UploadId,
+			PartNumber: aws.Int32(int32(i + 1)), Body: bytes.NewReader(p)})
+		if err != nil {
+			t.Fatalf("upload part %d: %v", i+1, err)
+		}
+		completed = append(completed, types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(int32(i + 1))})
+	}
+	done, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: bucket, Key: key,
+		UploadId: created.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: completed}})
+	if err != nil {
+		t.Fatalf("complete: %v", err)
+	}
+	whole := md5.Sum(bytes.Join(parts, nil))
+	want := `"` + hex.EncodeToString(whole[:]) + `"`
+	if got := aws.ToString(done.ETag); got != want {
+		t.Errorf("completion ETag = %s, want the stored object's %s", got, want)
+	}
+	if aws.ToString(done.Key) != *key || aws.ToString(done.Bucket) != *bucket {
+		t.Errorf("completion names %s/%s, want %s/%s", aws.ToString(done.Bucket), aws.ToString(done.Key), *bucket, *key)
+	}
+
+	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: bucket, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: bucket, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Body.Close()
+	list, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: bucket, Prefix: aws.String("dir/")})
+	if err != nil || len(list.Contents) != 1 {
+		t.Fatalf("list: %v, %d objects", err, len(list.Contents))
+	}
+	for answer, etag := range map[string]*string{"HEAD": head.ETag, "GET": got.ETag, "LIST": list.Contents[0].ETag} {
+		if aws.ToString(etag) != aws.ToString(done.ETag) {
+			t.Errorf("%s ETag = %s, completion said %s", answer, aws.ToString(etag), aws.ToString(done.ETag))
+		}
+	}
+}
+
+// A failed completion's error passes through untouched.
+func TestFailedCompletionIsUnchanged(t *testing.T) {
+	ctx := testContext(t)
+	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
+	defer s.Close(ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.Endpoint()+"/dev-bucket/nothing?uploadId=no-such-upload",
+		strings.NewReader(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"x"</ETag></Part></CompleteMultipartUpload>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusNotFound || !bytes.Contains(body, []byte("<Code>NoSuchUpload</Code>")) {
+		t.Errorf("status %d, body %s; want 404 NoSuchUpload", resp.StatusCode, body)
+	}
+}
+
+func TestKeyLocksSerialiseOneKeyOnly(t *testing.T) {
+	ctx := testContext(t)
+	locks := newKeyLocks()
+	unlockA, err := locks.lock(ctx, "bucket/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another key is not held up.
+	unlockB, err := locks.lock(ctx, "bucket/b")
+	if err != nil {
+		t.Fatalf("another key: %v", err)
+	}
+	unlockB()
+
+	// The same key waits until the holder lets go.
+	acquired := make(chan func())
+	go func() {
+		unlock, err := locks.lock(ctx, "bucket/a")
+		if err != nil {
+			t.Error(err)
+			close(acquired)
+			return
+		}
+		acquired <- unlock
+	}()
+	select {
+	case <-acquired:
+		t.Fatal("the same key was locked twice at once")
+	case <-time.After(50 * time.Millisecond):
+	}
+	unlockA()
+	select {
+	case unlock := <-acquired:
+		unlock()
+	case <-ctx.Done():
+		t.Fatal("the waiter never got the lock")
+	}
+	if n := len(locks.keys); n != 0 {
+		t.Errorf("%d keys still in the map after every holder left", n)
+	}
+}
+
+func TestKeyLockWaitEndsWithTheContext(t *testing.T) {
+	locks := newKeyLocks()
+	unlock, err := locks.lock(context.Background(), "bucket/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := locks.lock(ctx, "bucket/a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the context's deadline", err)
+	}
+	if users := locks.keys["bucket/a"].users; users != 1 {
+		t.Errorf("%d users after the waiter gave up, want the holder alone", users)
+	}
+}
