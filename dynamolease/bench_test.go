@@ -18,7 +18,7 @@ import (
 func BenchmarkHotKey(b *testing.B) {
 	b.Run("mem", func(b *testing.B) { benchmarkHotKey(b, dynamolease.NewMemTable()) })
 	b.Run("bolt", func(b *testing.B) {
-		tbl, err := dynamolease.OpenBolt(filepath.Join(b.TempDir(), "leases.db"))
+		tbl, err := dynamolease.OpenBolt(filepath.Join(b.TempDir(), "leases.db"), dynamolease.BoltOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func BenchmarkDistinctKeys(b *testing.B) {
 }
 
 func benchmarkDistinctKeys(b *testing.B, background bool) {
-	tbl, err := dynamolease.OpenBolt(filepath.Join(b.TempDir(), "leases.db"))
+	tbl, err := dynamolease.OpenBolt(filepath.Join(b.TempDir(), "leases.db"), dynamolease.BoltOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,13 +18,15 @@ var errBoltClosed = errors.New("dynamolease: the lease file is closed")
 const maxGroupCommit = 256
 
 // lazyCommitDelay is how long a lazy write (a lease release) may wait for
-// an urgent one to share its transaction and fsync.
+// an urgent one to share its transaction.
 //
-// Why: each transaction costs two fdatasyncs, and on a virtual disk each
-// costs CPU as well as time (a conditional create spent about a quarter of
-// s3cond's CPU in lease commits; with the lease file on tmpfs it went 15–24%
-// faster). Every conditional write commits twice, acquire and release; a
-// release that waits for the next acquire halves that. Only releases that no
+// Why: every conditional write commits twice, acquire and release; a
+// release that waits for the next acquire halves the transactions. This was
+// measured when each transaction cost two fdatasyncs (conditional creates
+// +7% at 16 workers, +8% one at a time); since commits are no longer synced
+// (boltdurability.go), a transaction is a few page writes and the gain is
+// within this machine's noise, but it still halves them, and it matters
+// again where commits are synced (no boot id). Only releases that no
 // goroutine of this process waits for are lazy: the caller made it
 // NotAwaited (the proxy releases after the answer, in the background) and
 // no local goroutine wants the row next (with the embedded table there is
@@ -58,13 +60,14 @@ type boltWrite struct {
 	lazy  bool
 }
 
-// groupCommitter is the one goroutine that writes the lease file. Each
-// bbolt transaction costs an fsync, and bbolt runs one writer at a time, so
-// writes made one by one queue behind each other's fsyncs. The committer
-// takes every write queued while the previous transaction was syncing into
-// the next one: concurrent writers share one fsync, and a lone urgent writer
-// is never delayed (unlike bolt.DB.Batch, which waits for company); only
-// lazy writes wait, briefly, for company.
+// groupCommitter is the one goroutine that writes the lease file. bbolt
+// runs one writer at a time, and each transaction has a fixed cost (its
+// page and meta writes, and two fsyncs where commits are synced), so
+// writes made one by one queue behind each other. The committer takes
+// every write queued while the previous transaction ran into the next one:
+// concurrent writers share one transaction, and a lone urgent writer is
+// never delayed (unlike bolt.DB.Batch, which waits for company); only lazy
+// writes wait, briefly, for company.
 type groupCommitter struct {
 	db        *bolt.DB
 	lazyDelay time.Duration // lazyCommitDelay, but for tests

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -13,18 +16,44 @@ import (
 )
 
 // BoltTable is a Table in a bbolt file: the embedded lease store for a single
-// s3cond process. Leases survive a restart, so a process that comes back
-// honours the leases it held before it stopped. bbolt locks the file, so
-// only one process can use it; a second one gets an error after a second.
+// s3cond process. Leases survive a restart of the process, so a process that
+// comes back honours the leases it held before it stopped; after a restart
+// of the machine, see boltdurability.go. bbolt locks the file, so only one
+// process can use it; a second one gets an error after a second.
 type BoltTable struct {
 	db      *bolt.DB
+	path    string
 	commits *groupCommitter
+	// unsynced: commits are not fsynced (see boltdurability.go); Close
+	// syncs the file and records that it did.
+	unsynced bool
+	// writableAt: lease writes are refused before it, when the file was
+	// discarded after a machine restart. Zero when they never were.
+	writableAt time.Time
+	discarded  string // why the file was discarded, for the log
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 var leaseBucket = []byte("leases")
 
 // boltOpenTimeout bounds how long OpenBolt waits for another process's lock.
 const boltOpenTimeout = time.Second
+
+// ErrLeaseFileRecovering answers lease writes while the embedded store waits
+// out leases a previous process may have held before the machine restarted.
+var ErrLeaseFileRecovering = errors.New("dynamolease: the lease file was discarded after the machine restarted; lease writes resume once any lease held before the restart has expired")
+
+// BoltOptions tune OpenBolt.
+type BoltOptions struct {
+	// Lease is the options of the Committer that uses the table. When the
+	// file cannot be trusted after a machine restart, lease writes are
+	// refused for Lease.Timeout × Lease.MaxClockSkewRate (defaults apply).
+	Lease Options
+	// bootID reads the machine's boot id; nil reads the kernel's. For tests.
+	bootID func() (string, error)
+}
 
 // boltRow is a row as stored, with the units a DynamoDB row has.
 type boltRow struct {
@@ -36,12 +65,27 @@ type boltRow struct {
 }
 
 // OpenBolt opens or creates the lease file at path.
-func OpenBolt(path string) (*BoltTable, error) {
+func OpenBolt(path string, opts BoltOptions) (*BoltTable, error) {
+	readBoot := opts.bootID
+	if readBoot == nil {
+		readBoot = readBootID
+	}
+	t := &BoltTable{path: path}
+	if bootID, err := readBoot(); err == nil {
+		if err := t.distrustAfterRestart(bootID, opts.Lease); err != nil {
+			return nil, err
+		}
+		// From here on commits may sit in the page cache only.
+		if err := writeLeaseFileState(path, leaseFileState{BootID: bootID}); err != nil {
+			return nil, fmt.Errorf("lease file %s: %w", path, err)
+		}
+		t.unsynced = true
+	}
 	// NoFreelistSync: every lease write is a commit, and the free page list
 	// is one of the three or four pages a small commit writes (BenchmarkHotKey
 	// bolt: 917 -> 1060 ops/s). bbolt rebuilds the list when it opens the
 	// file, which is small: lease rows only.
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltOpenTimeout, NoFreelistSync: true})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltOpenTimeout, NoFreelistSync: true, NoSync: t.unsynced})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("open lease file %s: another process holds it (only one s3cond may use an embedded lease file; use DynamoDB for several): %w", path, err)
 	}
@@ -55,19 +99,78 @@ func OpenBolt(path string) (*BoltTable, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("prepare lease file %s: %w", path, err)
 	}
-	return &BoltTable{db: db, commits: startGroupCommitter(db, lazyCommitDelay)}, nil
+	t.db = db
+	t.commits = startGroupCommitter(db, lazyCommitDelay)
+	return t, nil
 }
 
-// Close closes the file.
+// distrustAfterRestart removes the lease file if it may have lost commits
+// in a restart of the machine, and then refuses lease writes until any
+// lease held before the restart has expired.
+func (b *BoltTable) distrustAfterRestart(bootID string, lease Options) error {
+	trusted, why, err := trustLeaseFile(b.path, bootID)
+	if err != nil {
+		return fmt.Errorf("lease file %s: %w", b.path, err)
+	}
+	if trusted {
+		return nil
+	}
+	if err := os.Remove(b.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("lease file %s: remove the untrusted file: %w", b.path, err)
+	}
+	b.writableAt = time.Now().Add(lease.withDefaults().staleAfter(0))
+	b.discarded = why
+	return nil
+}
+
+// Discarded reports whether OpenBolt found the lease file untrustworthy
+// after a machine restart and removed it, why, and until when lease writes
+// are refused. For the log.
+func (b *BoltTable) Discarded() (why string, writableAt time.Time, discarded bool) {
+	return b.discarded, b.writableAt, b.discarded != ""
+}
+
+// refuseWhileRecovering returns ErrLeaseFileRecovering (wrapped) while the
+// table waits out leases from before a machine restart.
+func (b *BoltTable) refuseWhileRecovering() error {
+	if b.writableAt.IsZero() {
+		return nil
+	}
+	if left := time.Until(b.writableAt); left > 0 {
+		return fmt.Errorf("%w (%s left)", ErrLeaseFileRecovering, left.Round(time.Second))
+	}
+	return nil
+}
+
+// Close closes the file, synced, and records that it is. Closing twice
+// returns the first Close's error.
 func (b *BoltTable) Close() error {
+	b.closeOnce.Do(func() { b.closeErr = b.close() })
+	return b.closeErr
+}
+
+func (b *BoltTable) close() error {
 	b.commits.close()
-	return b.db.Close()
+	var syncErr error
+	if b.unsynced {
+		syncErr = b.db.Sync()
+	}
+	if err := errors.Join(syncErr, b.db.Close()); err != nil {
+		return fmt.Errorf("close lease file %s: %w", b.path, err)
+	}
+	if b.unsynced {
+		return writeLeaseFileState(b.path, leaseFileState{Synced: true})
+	}
+	return nil
 }
 
 // Create implements Table. A row whose TTL has passed counts as absent, as
 // if DynamoDB's TTL sweep had removed it.
 func (b *BoltTable) Create(ctx context.Context, r Record) (*Record, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := b.refuseWhileRecovering(); err != nil {
 		return nil, err
 	}
 	var existing *Record
@@ -90,6 +193,9 @@ func (b *BoltTable) Create(ctx context.Context, r Record) (*Record, error) {
 // wait briefly to share the next acquire's commit (see lazyCommitDelay).
 func (b *BoltTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := b.refuseWhileRecovering(); err != nil {
 		return nil, err
 	}
 	var current *Record

@@ -32,7 +32,7 @@ func TestMemTableConformance(t *testing.T) {
 
 func openBolt(t testing.TB, path string) *dynamolease.BoltTable {
 	t.Helper()
-	tbl, err := dynamolease.OpenBolt(path)
+	tbl, err := dynamolease.OpenBolt(path, dynamolease.BoltOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestBoltSecondOpenFailsClearly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "leases.db")
 	openBolt(t, path)
 	start := time.Now()
-	second, err := dynamolease.OpenBolt(path)
+	second, err := dynamolease.OpenBolt(path, dynamolease.BoltOptions{})
 	if err == nil {
 		_ = second.Close()
 		t.Fatal("second OpenBolt on a file in use succeeded")
@@ -67,7 +67,7 @@ func TestBoltSecondOpenFailsClearly(t *testing.T) {
 func TestBoltLeaseSurvivesRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "leases.db")
 	opts := dynamolease.Options{Timeout: 10 * time.Second, PollInterval: 10 * time.Millisecond, WaitBudget: 150 * time.Millisecond}
-	first, err := dynamolease.OpenBolt(path)
+	first, err := dynamolease.OpenBolt(path, dynamolease.BoltOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -312,6 +312,10 @@ func leaseError(err error) error {
 		e := s3err.New(s3err.ConditionalRequestConflict)
 		e.Cause = err
 		return e
+	case errors.Is(err, dynamolease.ErrLeaseFileRecovering):
+		e := s3err.Newf(s3err.ServiceUnavailable, "Conditional writes are paused after a restart of the machine until any lease held before it has expired; retry shortly.")
+		e.Cause = err
+		return e
 	case errors.As(err, &storeErr):
 		e := s3err.Newf(s3err.ServiceUnavailable, "The lease store is unavailable; conditional writes are refused until it is back.")
 		e.Cause = err

@@ -61,9 +61,11 @@ type Cluster struct {
 	Delay   *testservers.DelayProxy // nil unless DelayBackend
 	Moto    *Moto                   // nil unless DynamoDB
 	Proxies []*testservers.S3cond
-	Config  e2e.Config
-	Cred    e2e.Credentials
-	Bucket  string
+	// DataDirs[i] is proxy i's data_dir (its embedded lease file is there).
+	DataDirs []string
+	Config   e2e.Config
+	Cred     e2e.Credentials
+	Bucket   string
 
 	env []string
 }
@@ -133,6 +135,7 @@ func (c *Cluster) startProxy(t testing.TB, monotonicOffset time.Duration) *tests
 	cfg := c.Config
 	cfg.Server.Listen = testservers.FreeAddr(t)
 	cfg.DataDir = filepath.Join(t.TempDir(), "data")
+	c.DataDirs = append(c.DataDirs, cfg.DataDir)
 	text, err := cfg.YAML()
 	if err != nil {
 		t.Fatal(err)

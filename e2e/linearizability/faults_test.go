@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -240,6 +243,53 @@ func TestKilledHolderEmbeddedStoreLeaseHonouredAfterRestart(t *testing.T) {
 	killHolder(t, c, "k")
 	c.Proxies[0].Restart(t) // same data_dir: the bbolt file still holds the lease
 	requireTakeover(t, c, c.Client(0, 15*time.Second), "k")
+}
+
+// After a restart of the machine the embedded lease file may have lost its
+// last commits (they are not fsynced), so the restarted process discards it
+// and refuses conditional writes with 503 until any lease from before could
+// have expired. The restart is simulated by giving the state file beside the
+// lease file another boot id.
+func TestKilledHolderEmbeddedStoreAfterMachineRestart(t *testing.T) {
+	c := NewCluster(t, ClusterOptions{DelayBackend: true})
+	killHolder(t, c, "k")
+	stateFile := filepath.Join(c.DataDirs[0], "leases.db.state")
+	if raw, err := os.ReadFile(stateFile); err != nil || !strings.Contains(string(raw), `"synced":false`) {
+		t.Fatalf("state file of the killed process: %q, %v; want it open, unsynced", raw, err)
+	}
+	if err := os.WriteFile(stateFile, []byte(`{"synced":false,"boot_id":"a-boot-before-this-one"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	restarted := time.Now()
+	c.Proxies[0].Restart(t)
+
+	refused := rawConditionalPut(t, c, "other")
+	requireGatewayError(t, "conditional PUT right after the machine restart", refused)
+	if doc, _ := refused.Error(); doc.Code != "ServiceUnavailable" || !strings.Contains(doc.Message, "restart of the machine") {
+		t.Fatalf("conditional PUT right after the machine restart: %s %q, want ServiceUnavailable saying why", doc.Code, doc.Message)
+	}
+	// Unconditional requests are served meanwhile.
+	if _, err := c.Client(0, 15*time.Second).ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String(c.Bucket)}); err != nil {
+		t.Fatalf("list while conditional writes are refused: %v", err)
+	}
+
+	for {
+		resp := rawConditionalPut(t, c, "k")
+		if resp.Status == http.StatusOK {
+			break
+		}
+		if resp.Status != http.StatusServiceUnavailable {
+			t.Fatalf("conditional PUT while the lease file recovers: %d %s", resp.Status, resp.Body)
+		}
+		if time.Since(restarted) > takeover+10*time.Second {
+			t.Fatalf("conditional writes still refused %s after the restart", time.Since(restarted))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if waited := time.Since(restarted); waited < takeover {
+		t.Fatalf("a conditional write succeeded %s after the restart, before timeout × skew = %s", waited, takeover)
+	}
+	requireBackendValue(t, c, "k", "raw")
 }
 
 func TestKilledHolderDynamoDBTakenOverByAnotherProcess(t *testing.T) {

@@ -230,6 +230,16 @@ func credentialsProvider(ctx context.Context, c config.Credentials, region strin
 // buildLeases opens the lease store and returns the committer on it and the
 // store's readiness probe.
 func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Metrics, log zerolog.Logger) (*dynamolease.Committer, func(context.Context) error, error) {
+	host, _ := os.Hostname()
+	opts := dynamolease.Options{
+		Timeout:          cfg.Lease.Timeout,
+		MaxClockSkewRate: cfg.Lease.MaxClockSkewRate,
+		PollInterval:     cfg.Lease.PollInterval,
+		TTL:              cfg.Lease.TTL,
+		WaitBudget:       cfg.Lease.WaitBudget,
+		Owner:            host + ":" + strconv.Itoa(os.Getpid()),
+		Observer:         m,
+	}
 	var table dynamolease.Table
 	switch cfg.Lease.Store {
 	case config.LeaseStoreMemory:
@@ -244,9 +254,13 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("data_dir: %w", err)
 		}
-		bolt, err := dynamolease.OpenBolt(cfg.LeasePath())
+		bolt, err := dynamolease.OpenBolt(cfg.LeasePath(), dynamolease.BoltOptions{Lease: opts})
 		if err != nil {
 			return nil, nil, fmt.Errorf("lease.path: open the embedded lease store: %w", err)
+		}
+		if why, writableAt, discarded := bolt.Discarded(); discarded {
+			log.Warn().Str("lease_file", cfg.LeasePath()).Str("why", why).Time("conditional_writes_resume", writableAt).
+				Msg("removed the embedded lease file; conditional writes get 503 until any lease held before the restart has expired")
 		}
 		stopSweeping := sweepPeriodically(bolt, cfg.Lease.TTL, log)
 		a.closers = append(a.closers, func(context.Context) error { stopSweeping(); return bolt.Close() })
@@ -258,16 +272,7 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 		}
 		return nil
 	}
-	host, _ := os.Hostname()
-	return dynamolease.NewCommitter(m.InstrumentTable(table), dynamolease.Options{
-		Timeout:          cfg.Lease.Timeout,
-		MaxClockSkewRate: cfg.Lease.MaxClockSkewRate,
-		PollInterval:     cfg.Lease.PollInterval,
-		TTL:              cfg.Lease.TTL,
-		WaitBudget:       cfg.Lease.WaitBudget,
-		Owner:            host + ":" + strconv.Itoa(os.Getpid()),
-		Observer:         m,
-	}, log.With().Str("component", "lease").Logger()), probe, nil
+	return dynamolease.NewCommitter(m.InstrumentTable(table), opts, log.With().Str("component", "lease").Logger()), probe, nil
 }
 
 // sweepPeriodically removes expired rows from the embedded lease store, the
