@@ -121,11 +121,15 @@ trap stop_all EXIT
 trap 'exit 130' INT TERM
 
 # free_port prints a loopback port nothing listens on (bash's /dev/tcp
-# connect fails on a free port).
+# connect fails on a free port). It picks below the kernel's ephemeral range:
+# a port in it may be the local end of an outgoing connection, which no
+# connect finds but which a listener cannot bind.
+ephemeral_low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+((ephemeral_low > 11000)) || ephemeral_low=32768
 free_port() {
 	local port
 	for _ in $(seq 100); do
-		port=$((20000 + RANDOM % 40000))
+		port=$((10000 + RANDOM % (ephemeral_low - 10000)))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
 			echo "$port"
 			return 0
