@@ -39,6 +39,17 @@ func crash(t *testing.T, tbl *BoltTable) {
 	tbl.closeOnce.Do(func() {}) // the cleanup's Close must not mark it synced
 }
 
+// openWithHeldRow opens the lease file on boot and writes a live lease row,
+// b/held, to it.
+func openWithHeldRow(t *testing.T, path, boot string) *BoltTable {
+	t.Helper()
+	tbl := openOnBoot(t, path, boot, Options{})
+	if err := createRow(t, tbl, "b/held"); err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
 func createRow(t *testing.T, tbl *BoltTable, path string) error {
 	t.Helper()
 	_, err := tbl.Create(context.Background(), Record{Path: path, ETag: "*", Timeout: 20 * time.Second, TTL: time.Now().Add(time.Hour)})
@@ -56,12 +67,9 @@ func rowExists(t *testing.T, tbl *BoltTable, path string) bool {
 
 func TestUnsyncedLeaseFileIsTrustedAfterTheProcessCrashes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "leases.db")
-	first := openOnBoot(t, path, "boot-1", Options{})
+	first := openWithHeldRow(t, path, "boot-1")
 	if !first.unsynced || !first.db.NoSync {
 		t.Fatal("with a boot id, commits should not be fsynced")
-	}
-	if err := createRow(t, first, "b/held"); err != nil {
-		t.Fatal(err)
 	}
 	crash(t, first)
 
@@ -79,10 +87,7 @@ func TestUnsyncedLeaseFileIsTrustedAfterTheProcessCrashes(t *testing.T) {
 
 func TestLeaseFileIsDiscardedAfterTheMachineRestartsUnclosed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "leases.db")
-	first := openOnBoot(t, path, "boot-1", Options{})
-	if err := createRow(t, first, "b/held"); err != nil {
-		t.Fatal(err)
-	}
+	first := openWithHeldRow(t, path, "boot-1")
 	crash(t, first)
 
 	lease := Options{Timeout: 150 * time.Millisecond, MaxClockSkewRate: 2, PollInterval: 10 * time.Millisecond, WaitBudget: 50 * time.Millisecond}
@@ -126,10 +131,7 @@ func TestLeaseFileIsDiscardedAfterTheMachineRestartsUnclosed(t *testing.T) {
 
 func TestClosedLeaseFileIsTrustedAfterTheMachineRestarts(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "leases.db")
-	first := openOnBoot(t, path, "boot-1", Options{})
-	if err := createRow(t, first, "b/held"); err != nil {
-		t.Fatal(err)
-	}
+	first := openWithHeldRow(t, path, "boot-1")
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -149,10 +151,7 @@ func TestClosedLeaseFileIsTrustedAfterTheMachineRestarts(t *testing.T) {
 
 func TestUnreadableStateFileIsNotTrusted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "leases.db")
-	first := openOnBoot(t, path, "boot-1", Options{})
-	if err := createRow(t, first, "b/held"); err != nil {
-		t.Fatal(err)
-	}
+	first := openWithHeldRow(t, path, "boot-1")
 	crash(t, first)
 	if err := os.WriteFile(stateFilePath(path), []byte("{trunc"), 0o600); err != nil {
 		t.Fatal(err)
@@ -166,10 +165,7 @@ func TestUnreadableStateFileIsNotTrusted(t *testing.T) {
 // A file from an s3cond that synced every commit has no state file.
 func TestLeaseFileWithoutStateFileIsTrusted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "leases.db")
-	first := openOnBoot(t, path, "boot-1", Options{})
-	if err := createRow(t, first, "b/held"); err != nil {
-		t.Fatal(err)
-	}
+	first := openWithHeldRow(t, path, "boot-1")
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
