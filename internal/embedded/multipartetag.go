@@ -20,8 +20,10 @@ import (
 // completion with the stored ETag instead. Real S3 reports "-N" everywhere;
 // clients treat ETags as opaque, so what matters is that all answers agree.
 //
-// Object writes to one key run one at a time, so that no other write lands
-// between a completion and the read of the ETag it stored.
+// Object writes to one key are stored one at a time, so that no other write
+// lands between a completion and the read of the ETag it stored. Only the
+// store is serialised, not the upload: a write takes the key's lock when its
+// body has fully arrived (see lockAtEOF).
 type multipartETags struct {
 	next    http.Handler
 	backend gofakes3.Backend
@@ -44,13 +46,18 @@ func (m *multipartETags) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
-	unlock, err := m.writes.lock(r.Context(), bucket+"/"+key)
-	if err != nil {
-		// The client went away while another write to the key ran.
-		http.Error(w, "request cancelled", http.StatusServiceUnavailable)
-		return
+	gate := &keyWriteGate{ctx: r.Context(), locks: m.writes, key: bucket + "/" + key}
+	defer gate.release()
+	if r.ContentLength == 0 {
+		// No body to wait for (a copy): lock now.
+		if err := gate.acquire(); err != nil {
+			http.Error(w, "request cancelled", http.StatusServiceUnavailable)
+			return
+		}
+	} else {
+		r = r.WithContext(r.Context()) // a copy: the inbound request stays as it was
+		r.Body = &lockAtEOF{ReadCloser: r.Body, gate: gate}
 	}
-	defer unlock()
 	if !completes {
 		m.next.ServeHTTP(w, r)
 		return
@@ -58,7 +65,7 @@ func (m *multipartETags) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	answer := &bufferedAnswer{header: w.Header()}
 	m.next.ServeHTTP(answer, r)
 	body := answer.body.Bytes()
-	if answer.status == 0 || answer.status == http.StatusOK {
+	if (answer.status == 0 || answer.status == http.StatusOK) && gate.acquire() == nil {
 		body = m.withStoredETag(bucket, key, body)
 	}
 	w.Header().Del("Content-Length") // the rewritten body may be longer

@@ -96,6 +96,73 @@ func TestFailedCompletionIsUnchanged(t *testing.T) {
 	}
 }
 
+// s3cond holds back the end of a conditional upload until it holds the
+// lease; another writer of the key, which may hold that lease, must still be
+// able to store its object meanwhile.
+func TestAnUnfinishedUploadDoesNotHoldUpAnotherWriteOfTheKey(t *testing.T) {
+	ctx := testContext(t)
+	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
+	defer s.Close(ctx)
+	url := s.Endpoint() + "/dev-bucket/contended"
+
+	held, feed := io.Pipe()
+	first, err := http.NewRequestWithContext(ctx, http.MethodPut, url, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.ContentLength = int64(len("first upload"))
+	firstDone := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(first)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				err = errors.New(resp.Status)
+			}
+		}
+		firstDone <- err
+	}()
+	if _, err := feed.Write([]byte("first ")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the store is now reading the first body
+
+	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := client(s.Endpoint()).PutObject(quick, &s3.PutObjectInput{Bucket: aws.String("dev-bucket"),
+		Key: aws.String("contended"), Body: strings.NewReader("second")}); err != nil {
+		t.Fatalf("a write of the key waited for an upload still in progress: %v", err)
+	}
+	if got := readObject(t, ctx, s, "contended"); got != "second" {
+		t.Fatalf("object = %q, want the finished write's", got)
+	}
+
+	if _, err := feed.Write([]byte("upload")); err != nil {
+		t.Fatal(err)
+	}
+	feed.Close()
+	if err := <-firstDone; err != nil {
+		t.Fatalf("the held upload, once finished: %v", err)
+	}
+	if got := readObject(t, ctx, s, "contended"); got != "first upload" {
+		t.Fatalf("object = %q, want the last write's", got)
+	}
+}
+
+func readObject(t *testing.T, ctx context.Context, s *Server, key string) string {
+	t.Helper()
+	out, err := client(s.Endpoint()).GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("dev-bucket"), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(out.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func TestKeyLocksSerialiseOneKeyOnly(t *testing.T) {
 	ctx := testContext(t)
 	locks := newKeyLocks()
