@@ -54,7 +54,7 @@ func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, er
 		}
 		return nil, fmt.Errorf("embedded store: open %s: %w", path, err)
 	}
-	backend := s3bolt.New(db)
+	backend := newObjectStore(s3bolt.New(db))
 	faker := gofakes3.New(backend,
 		gofakes3.WithAutoBucket(true),
 		gofakes3.WithLogger(zerologAdapter{log: log.With().Str("component", "embedded-s3").Logger()}),
