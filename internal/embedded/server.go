@@ -69,7 +69,7 @@ func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, er
 	s := &Server{
 		db: db,
 		http: &http.Server{
-			Handler:           newMultipartETags(faker.Server(), backend, log),
+			Handler:           newMultipartETags(&partCopies{next: faker.Server(), backend: backend}, backend, log),
 			ReadHeaderTimeout: 10 * time.Second,
 		},
 		endpoint: "http://" + listener.Addr().String(),
