@@ -15,17 +15,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/rs/zerolog"
 )
 
 // A client that keeps the ETag CompleteMultipartUpload returned must find
 // the same ETag in HEAD, GET and LIST, and so be able to use it in If-Match.
 func TestMultipartETagIsTheSameInEveryAnswer(t *testing.T) {
-	ctx := testContext(t)
-	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
-	defer s.Close(ctx)
-	c := client(s.Endpoint())
-	bucket, key := aws.String("dev-bucket"), aws.String("dir/multipart")
+	ctx, _, c := startStoreWithClient(t)
+	bucket, key := devBucket, aws.String("dir/multipart")
 
 	created, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: bucket, Key: key})
 	if err != nil {
@@ -77,9 +73,7 @@ func TestMultipartETagIsTheSameInEveryAnswer(t *testing.T) {
 
 // A failed completion's error passes through untouched.
 func TestFailedCompletionIsUnchanged(t *testing.T) {
-	ctx := testContext(t)
-	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
-	defer s.Close(ctx)
+	ctx, s, _ := startStoreWithClient(t)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.Endpoint()+"/dev-bucket/nothing?uploadId=no-such-upload",
 		strings.NewReader(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"x"</ETag></Part></CompleteMultipartUpload>`))
 	if err != nil {
@@ -100,9 +94,7 @@ func TestFailedCompletionIsUnchanged(t *testing.T) {
 // lease; another writer of the key, which may hold that lease, must still be
 // able to store its object meanwhile.
 func TestAnUnfinishedUploadDoesNotHoldUpAnotherWriteOfTheKey(t *testing.T) {
-	ctx := testContext(t)
-	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
-	defer s.Close(ctx)
+	ctx, s, c := startStoreWithClient(t)
 	url := s.Endpoint() + "/dev-bucket/contended"
 
 	held, feed := io.Pipe()
@@ -129,7 +121,7 @@ func TestAnUnfinishedUploadDoesNotHoldUpAnotherWriteOfTheKey(t *testing.T) {
 
 	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := client(s.Endpoint()).PutObject(quick, &s3.PutObjectInput{Bucket: aws.String("dev-bucket"),
+	if _, err := c.PutObject(quick, &s3.PutObjectInput{Bucket: devBucket,
 		Key: aws.String("contended"), Body: strings.NewReader("second")}); err != nil {
 		t.Fatalf("a write of the key waited for an upload still in progress: %v", err)
 	}

@@ -10,25 +10,19 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/rs/zerolog"
 )
 
 // Copying an object large enough to grow the database file made gofakes3's
 // bbolt backend read the source's hash from a memory map that the copy's
 // write had just replaced: the process died with "fatal error: fault".
 func TestCopiesThatGrowTheFileKeepTheProcessAlive(t *testing.T) {
-	ctx := testContext(t)
-	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
-	defer s.Close(ctx)
-	c := client(s.Endpoint())
-	bucket := aws.String("dev-bucket")
+	ctx, _, c := startStoreWithClient(t)
+	bucket := devBucket
 
 	body := bytes.Repeat([]byte("twelve megabytes of it "), 12<<20/23)
 	sum := md5.Sum(body)
 	wantETag := `"` + hex.EncodeToString(sum[:]) + `"`
-	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: bucket, Key: aws.String("source"), Body: bytes.NewReader(body)}); err != nil {
-		t.Fatal(err)
-	}
+	putObject(t, ctx, c, "source", body)
 	for i := range 3 { // each copy grows the file by the object's size
 		dst := fmt.Sprintf("copy-%d", i)
 		out, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: bucket, Key: aws.String(dst), CopySource: aws.String("dev-bucket/source")})
@@ -55,16 +49,11 @@ func TestCopiesThatGrowTheFileKeepTheProcessAlive(t *testing.T) {
 // The object is larger than loopback's socket buffers, so most of it is
 // still in the store's hands when the writes run.
 func TestAnObjectBeingReadIsNotChangedByLaterWrites(t *testing.T) {
-	ctx := testContext(t)
-	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
-	defer s.Close(ctx)
-	c := client(s.Endpoint())
-	bucket := aws.String("dev-bucket")
+	ctx, _, c := startStoreWithClient(t)
+	bucket := devBucket
 
 	first := bytes.Repeat([]byte{'a'}, 32<<20)
-	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: bucket, Key: aws.String("k"), Body: bytes.NewReader(first)}); err != nil {
-		t.Fatal(err)
-	}
+	putObject(t, ctx, c, "k", first)
 	reading, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: bucket, Key: aws.String("k")})
 	if err != nil {
 		t.Fatal(err)
@@ -76,14 +65,9 @@ func TestAnObjectBeingReadIsNotChangedByLaterWrites(t *testing.T) {
 	}
 	// Mid-read: replace the object (its pages are freed), then write
 	// enough to reuse those pages and to grow the file.
-	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: bucket, Key: aws.String("k"), Body: bytes.NewReader([]byte("replaced"))}); err != nil {
-		t.Fatal(err)
-	}
+	putObject(t, ctx, c, "k", []byte("replaced"))
 	for i := range 3 {
-		if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: bucket, Key: aws.String(fmt.Sprintf("filler-%d", i)),
-			Body: bytes.NewReader(bytes.Repeat([]byte{'z'}, 24<<20))}); err != nil {
-			t.Fatal(err)
-		}
+		putObject(t, ctx, c, fmt.Sprintf("filler-%d", i), bytes.Repeat([]byte{'z'}, 24<<20))
 	}
 	rest, err := io.ReadAll(reading.Body)
 	if err != nil {

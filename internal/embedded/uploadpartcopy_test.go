@@ -10,25 +10,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
-	"github.com/rs/zerolog"
 )
 
 // `aws s3 cp s3://b/big s3://b/copy` copies a large object part by part
 // with UploadPartCopy: a whole source and a range of it.
 func TestUploadPartCopyBuildsTheObjectFromItsSource(t *testing.T) {
-	ctx := testContext(t)
-	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
-	defer s.Close(ctx)
-	c := client(s.Endpoint())
-	bucket := aws.String("dev-bucket")
+	ctx, _, c := startStoreWithClient(t)
+	bucket := devBucket
 
 	source := bytes.Repeat([]byte("0123456789"), 600_000) // 6 MB
 	small := []byte("a small second source")
-	for key, body := range map[string][]byte{"dir/source object": source, "small": small} {
-		if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: bucket, Key: aws.String(key), Body: bytes.NewReader(body)}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putObject(t, ctx, c, "dir/source object", source)
+	putObject(t, ctx, c, "small", small)
 	created, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: bucket, Key: aws.String("copy")})
 	if err != nil {
 		t.Fatal(err)
@@ -70,14 +63,9 @@ func TestUploadPartCopyBuildsTheObjectFromItsSource(t *testing.T) {
 }
 
 func TestUploadPartCopyErrors(t *testing.T) {
-	ctx := testContext(t)
-	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
-	defer s.Close(ctx)
-	c := client(s.Endpoint())
-	bucket := aws.String("dev-bucket")
-	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: bucket, Key: aws.String("source"), Body: bytes.NewReader([]byte("ten bytes!"))}); err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, c := startStoreWithClient(t)
+	bucket := devBucket
+	putObject(t, ctx, c, "source", []byte("ten bytes!"))
 	created, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: bucket, Key: aws.String("copy")})
 	if err != nil {
 		t.Fatal(err)
