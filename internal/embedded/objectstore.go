@@ -115,9 +115,17 @@ func (s *objectStore) DeleteMulti(bucket string, keys ...string) (gofakes3.Multi
 	return s.Backend.DeleteMulti(bucket, keys...)
 }
 
+// CreateBucket succeeds for a bucket that exists already, as S3 does in
+// us-east-1 (s3cond's default region) for a bucket its caller owns; gofakes3
+// answers 409 BucketAlreadyExists, which tools take for someone else's
+// bucket. It matters here because the store creates a bucket on first use:
+// `s3cmd mb` asks for the new bucket's location first, which creates it.
 func (s *objectStore) CreateBucket(name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if exists, err := s.Backend.BucketExists(name); err == nil && exists {
+		return nil
+	}
 	return s.Backend.CreateBucket(name)
 }
 

@@ -69,7 +69,7 @@ func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, er
 	s := &Server{
 		db: db,
 		http: &http.Server{
-			Handler:           newMultipartETags(&partCopies{next: faker.Server(), backend: backend}, backend, log),
+			Handler:           storeHandler(faker, backend, log),
 			ReadHeaderTimeout: 10 * time.Second,
 		},
 		endpoint: "http://" + listener.Addr().String(),
@@ -78,6 +78,18 @@ func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, er
 	go func() { s.served <- s.http.Serve(listener) }()
 	log.Debug().Str("endpoint", s.endpoint).Str("file", path).Msg("embedded S3 store started")
 	return s, nil
+}
+
+// storeHandler is gofakes3 behind the corrections s3cond makes to it, each
+// in its own file: multipart ETags that agree, UploadPartCopy, the ACL
+// subresource, and GetBucketVersioning as S3 answers it for an unversioned
+// bucket.
+func storeHandler(faker *gofakes3.GoFakeS3, backend gofakes3.Backend, log zerolog.Logger) http.Handler {
+	var h http.Handler = faker.Server()
+	h = &unversionedBuckets{next: h, backend: backend}
+	h = &privateACLs{next: h, backend: backend}
+	h = &partCopies{next: h, backend: backend}
+	return newMultipartETags(h, backend, log)
 }
 
 // Endpoint is the store's base URL, "http://127.0.0.1:PORT".
