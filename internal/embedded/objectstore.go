@@ -74,6 +74,12 @@ func ownedCopy(obj *gofakes3.Object) (*gofakes3.Object, error) {
 	return &copied, nil
 }
 
+// PutObject replaces the object whole, metadata included, as S3 does.
+// s3bolt instead merges the replaced object's metadata into the new one's,
+// so an object overwritten without a checksum kept its predecessor's
+// x-amz-checksum-* and failed every client's checksum validation on GET.
+// The old object is therefore removed first, inside the write lock, so no
+// read sees the gap.
 func (s *objectStore) PutObject(bucket, key string, meta map[string]string, input io.Reader, size int64, conditions *gofakes3.PutConditions) (gofakes3.PutObjectResult, error) {
 	// The whole body first (s3bolt holds it in memory anyway), outside
 	// the lock.
@@ -83,7 +89,18 @@ func (s *objectStore) PutObject(bucket, key string, meta map[string]string, inpu
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if conditions == nil { // gofakes3's own conditions read the old object
+		if _, err := s.Backend.DeleteObject(bucket, key); err != nil {
+			return gofakes3.PutObjectResult{}, err
+		}
+	}
 	return s.Backend.PutObject(bucket, key, meta, bytes.NewReader(body), size, conditions)
+}
+
+func (s *objectStore) ListBucket(bucket string, prefix *gofakes3.Prefix, page gofakes3.ListBucketPage) (*gofakes3.ObjectList, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.Backend.ListBucket(bucket, prefix, page)
 }
 
 // CopyObject is gofakes3.CopyObject on the safe reads and writes above; the

@@ -81,14 +81,15 @@ func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, er
 }
 
 // storeHandler is gofakes3 behind the corrections s3cond makes to it, each
-// in its own file: multipart ETags that agree, UploadPartCopy, the ACL
-// subresource, and GetBucketVersioning as S3 answers it for an unversioned
-// bucket.
+// in its own file: multipart ETags that agree, uploads with a trailing
+// checksum, UploadPartCopy, the ACL subresource, and GetBucketVersioning as
+// S3 answers it for an unversioned bucket.
 func storeHandler(faker *gofakes3.GoFakeS3, backend gofakes3.Backend, log zerolog.Logger) http.Handler {
 	var h http.Handler = faker.Server()
 	h = &unversionedBuckets{next: h, backend: backend}
 	h = &privateACLs{next: h, backend: backend}
 	h = &partCopies{next: h, backend: backend}
+	h = &decodedTrailers{next: h}
 	return newMultipartETags(h, backend, log)
 }
 
