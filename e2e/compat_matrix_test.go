@@ -121,6 +121,10 @@ func (m *compatMatrix) render(clients []compatEntry) string {
 	b.WriteString("only against what the client printed. `pass` and `FAIL` are the results of that run\n")
 	b.WriteString("(a `FAIL` fails the test); `n/a` means the client has no way to send the request.\n")
 	b.WriteString("Versions are what each tool reported about itself.\n\n")
+	b.WriteString("The same checks run with every client against `s3cond` on its development defaults\n")
+	b.WriteString("(the embedded store), in TestCompatibilityOnEmbeddedDefaults, and must all pass there\n")
+	b.WriteString("too; there the multipart check cannot count parts, since the embedded store gives a\n")
+	b.WriteString("multipart object the MD5 of its whole content as ETag.\n\n")
 
 	b.WriteString("| client | version |")
 	for _, capability := range compatCapabilities {
