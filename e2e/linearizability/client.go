@@ -2,11 +2,14 @@ package linearizability
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
 
 	"github.com/s3cond/s3cond/e2e"
 )
@@ -42,11 +45,21 @@ func classify(err error) (outcome Outcome, unexpected bool) {
 		return OutcomeNotFound, false
 	case status == http.StatusConflict:
 		return OutcomeConflict, false
+	case status == http.StatusServiceUnavailable && refusedForLeaseStore(err):
+		return OutcomeRefused, false
 	case status == 0, status >= 500:
 		return OutcomeAmbiguous, false
 	default:
 		return OutcomeAmbiguous, true
 	}
+}
+
+// refusedForLeaseStore tells s3cond's 503 for an unreachable lease store,
+// answered before anything reached the backend, from other 503s.
+func refusedForLeaseStore(err error) bool {
+	var apiErr smithy.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "ServiceUnavailable" &&
+		strings.Contains(apiErr.ErrorMessage(), "The lease store is unavailable")
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

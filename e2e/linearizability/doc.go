@@ -8,7 +8,9 @@
 //
 // Operations whose outcome the client cannot know (timeouts, 5xx, broken
 // connections) are kept as "may have happened": they stay open until the end
-// of the history and the model lets them take effect or not.
+// of the history and the model lets them take effect or not. s3cond's 503
+// for an unreachable lease store is not among them: s3cond answers it before
+// anything reaches the backend, and the model holds it to that.
 //
 // The tests start real servers (versitygw, moto, s3cond) through
 // internal/testservers. S3COND_SOAK_DURATION makes the recording phases run

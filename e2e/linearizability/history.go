@@ -100,10 +100,10 @@ type Stats struct {
 }
 
 func (s Stats) String() string {
-	return fmt.Sprintf("%d ops (get %d, create %d, cas %d, delete %d, put %d; ok %d, 412 %d, 404 %d, 409 %d, ambiguous %d; %d successful writes)",
+	return fmt.Sprintf("%d ops (get %d, create %d, cas %d, delete %d, put %d; ok %d, 412 %d, 404 %d, 409 %d, 503 refused %d, ambiguous %d; %d successful writes)",
 		s.Ops, s.ByKind[OpGet], s.ByKind[OpCreate], s.ByKind[OpCAS], s.ByKind[OpDelete], s.ByKind[OpPut],
 		s.ByResult[OutcomeOK], s.ByResult[OutcomePreconditionFailed], s.ByResult[OutcomeNotFound],
-		s.ByResult[OutcomeConflict], s.ByResult[OutcomeAmbiguous], s.SuccessfulWrites)
+		s.ByResult[OutcomeConflict], s.ByResult[OutcomeRefused], s.ByResult[OutcomeAmbiguous], s.SuccessfulWrites)
 }
 
 // Stats summarises the history so far.

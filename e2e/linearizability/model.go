@@ -56,10 +56,15 @@ const (
 	// OutcomeAmbiguous is a timeout, a 5xx or a broken connection: the write
 	// may or may not have happened, now or later.
 	OutcomeAmbiguous
+	// OutcomeRefused is s3cond's 503 ServiceUnavailable for a lease store
+	// it cannot reach: the write was refused before anything reached the
+	// backend (docs/operations.md). The checker holds s3cond to that: such
+	// a write must have had no effect.
+	OutcomeRefused
 )
 
 func (o Outcome) String() string {
-	return [...]string{"ok", "412", "404", "409", "?"}[o]
+	return [...]string{"ok", "412", "404", "409", "?", "503"}[o]
 }
 
 // Input is an operation as the client invoked it. Values are unique per
@@ -145,10 +150,10 @@ func step(stateAny, inAny, outAny interface{}) (bool, interface{}) {
 			return true, next
 		}
 		return true, state
-	case OutcomeConflict:
-		// Another write held the key for the whole wait budget; this one
-		// never reached the backend (strict mode answers unconditional
-		// writes the same way).
+	case OutcomeConflict, OutcomeRefused:
+		// Another write held the key for the whole wait budget, or the
+		// lease store was out of reach: this one never reached the backend
+		// (strict mode answers unconditional writes the same way).
 		return true, state
 	case OutcomePreconditionFailed:
 		// Create: the object exists; If-Match: it exists with another value.

@@ -96,6 +96,25 @@ func TestModelAmbiguousWriteMayOrMayNotHappen(t *testing.T) {
 	}
 }
 
+// A write s3cond refused for an unreachable lease store must have had no
+// effect, ever: the checker holds s3cond to its answer.
+func TestModelRefusedWriteNeverHappens(t *testing.T) {
+	didNot := []porcupine.Operation{
+		op(0, 1, Input{Kind: OpCreate, Value: "a"}, Output{Outcome: OutcomeRefused}),
+		op(2, 3, Input{Kind: OpGet}, Output{Outcome: OutcomeNotFound}),
+	}
+	if !porcupine.CheckOperations(RegisterModel, didNot) {
+		t.Fatal("a refused create that never happened was rejected")
+	}
+	tookEffect := []porcupine.Operation{
+		op(0, 1, Input{Kind: OpCreate, Value: "a"}, Output{Outcome: OutcomeRefused}),
+		op(2, 3, Input{Kind: OpGet}, Output{Outcome: OutcomeOK, Value: "a"}),
+	}
+	if porcupine.CheckOperations(RegisterModel, tookEffect) {
+		t.Fatal("a refused create that stored its value was accepted")
+	}
+}
+
 func TestRecorderLeavesUnreturnedOperationsOpen(t *testing.T) {
 	r := NewRecorder()
 	r.Invoke(0, Input{Kind: OpCreate, Key: "k", Value: "a"}) // never returns: ambiguous
