@@ -105,15 +105,23 @@ func (u *HeldUpload) HoldAtBackend(delay *testservers.DelayProxy, within time.Du
 		return nil, err
 	}
 	conn.Pause()
-	before := conn.BytesUp()
+	// Count from where the request's head ends, not from the bytes seen
+	// so far: on a loaded machine s3cond may still be forwarding the first
+	// part, and a count relative to that would be reached before s3cond
+	// sent the last bytes it holds back until it has the lease.
+	bodyStart, ok := conn.HeadEndAfter(u.connsAtStart[conn])
+	if !ok {
+		conn.Resume()
+		return nil, fmt.Errorf("the backend connection carries no request head")
+	}
 	u.SendRest()
-	want := before + int64(len(u.body)-u.split)
+	want := bodyStart + int64(len(u.body))
 	deadline := time.Now().Add(within)
 	for conn.BytesUp() < want {
 		if time.Now().After(deadline) {
 			conn.Resume()
-			return nil, fmt.Errorf("s3cond sent %d of the last %d body bytes to the backend within %s",
-				conn.BytesUp()-before, len(u.body)-u.split, within)
+			return nil, fmt.Errorf("s3cond sent %d of the %d body bytes to the backend within %s",
+				conn.BytesUp()-bodyStart, len(u.body), within)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

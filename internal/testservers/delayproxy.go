@@ -1,6 +1,7 @@
 package testservers
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,48 @@ type ProxyConn struct {
 	paused     atomic.Bool
 	reset      atomic.Bool
 	closeOnce  sync.Once
+	heads      headEnds // where request heads end in the client's bytes
+}
+
+// headEnds records the stream offsets just after each "\r\n\r\n" the client
+// sent: where an HTTP request's head ends and its body starts (as long as
+// no body contains the sequence), so a test can count body bytes exactly.
+type headEnds struct {
+	mu      sync.Mutex
+	offsets []int64
+	tail    []byte // the last bytes seen, for a sequence split across reads
+}
+
+var headEnd = []byte("\r\n\r\n")
+
+// see records the heads ending in data, which starts at stream offset base.
+func (h *headEnds) see(base int64, data []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	window := append(h.tail, data...)
+	start := base - int64(len(h.tail))
+	for i := 0; ; {
+		j := bytes.Index(window[i:], headEnd)
+		if j < 0 {
+			break
+		}
+		h.offsets = append(h.offsets, start+int64(i+j+len(headEnd)))
+		i += j + len(headEnd)
+	}
+	h.tail = append([]byte(nil), window[max(0, len(window)-len(headEnd)+1):]...)
+}
+
+// HeadEndAfter is the offset in the client's bytes just after the first
+// request head that ends past offset, and whether one has.
+func (c *ProxyConn) HeadEndAfter(offset int64) (int64, bool) {
+	c.heads.mu.Lock()
+	defer c.heads.mu.Unlock()
+	for _, end := range c.heads.offsets {
+		if end > offset {
+			return end, true
+		}
+	}
+	return 0, false
 }
 
 // proxyChunkSize bounds one read; latency applies per chunk, so smaller
@@ -254,6 +297,7 @@ func (c *ProxyConn) pump(src, dst *net.TCPConn, received, sent *atomic.Int64) {
 			n, err := src.Read(buf)
 			if n > 0 {
 				if received != nil {
+					c.heads.see(received.Load(), buf[:n])
 					received.Add(int64(n))
 				}
 				chunks <- proxyChunk{data: buf[:n], due: time.Now().Add(c.proxy.settings().latency)}

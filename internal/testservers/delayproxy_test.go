@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -178,5 +179,20 @@ func TestDelayProxyTargetDownResetsClient(t *testing.T) {
 	defer conn.Close()
 	if _, err := echoOnce(t, conn, "a", 2*time.Second); err == nil {
 		t.Fatal("a connection to a dead target delivered data")
+	}
+}
+
+func TestHeadEndsAreFoundAcrossReads(t *testing.T) {
+	var h headEnds
+	// Two requests, read in pieces that split the first "\r\n\r\n".
+	first, second := "PUT / HTTP/1.1\r\nA: b\r\n\r\nbody", "GET / HTTP/1.1\r\n\r\n"
+	var offset int64
+	for _, piece := range []string{first[:21], first[21:23], first[23:], second} {
+		h.see(offset, []byte(piece))
+		offset += int64(len(piece))
+	}
+	want := []int64{int64(strings.Index(first, "body")), int64(len(first) + len(second))}
+	if len(h.offsets) != 2 || h.offsets[0] != want[0] || h.offsets[1] != want[1] {
+		t.Fatalf("head ends at %v, want %v", h.offsets, want)
 	}
 }
