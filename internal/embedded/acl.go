@@ -34,13 +34,13 @@ func (p *privateACLs) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
 		if err := p.exists(bucket, key); err != nil {
-			writeStoreError(w, r, err)
+			writeError(w, r, err)
 			return
 		}
 		w.Header().Set("Content-Type", "application/xml")
 		_, _ = w.Write([]byte(ownerOnly))
 	case http.MethodPut:
-		writeStoreError(w, r, gofakes3.ErrorMessage(gofakes3.ErrNotImplemented,
+		writeError(w, r, gofakes3.ErrorMessage(gofakes3.ErrNotImplemented,
 			"The development store keeps no ACLs: buckets and objects are private to their owner."))
 	default:
 		p.next.ServeHTTP(w, r)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/internal/s3err"
 )
 
 // multipartETags keeps a multipart object's ETag the same in every answer.
@@ -49,9 +51,10 @@ func (m *multipartETags) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	gate := &keyWriteGate{ctx: r.Context(), locks: m.writes, key: bucket + "/" + key}
 	defer gate.release()
 	if r.ContentLength == 0 {
-		// No body to wait for (a copy): lock now.
+		// No body to wait for (a copy): lock now. It fails only when the
+		// client went away while another write of the key ran.
 		if err := gate.acquire(); err != nil {
-			http.Error(w, "request cancelled", http.StatusServiceUnavailable)
+			writeError(w, r, s3err.Wrap(s3err.ServiceUnavailable, err))
 			return
 		}
 	} else {

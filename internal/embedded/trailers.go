@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/s3cond/s3cond/internal/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -38,12 +37,12 @@ func (d *decodedTrailers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := sigv4.NewBody(r.Body, sigv4.BodySpec{
 		Mode: sigv4.PayloadStreamingUnsignedTrailer, ContentLength: r.ContentLength, Header: r.Header})
 	if err != nil {
-		s3err.Write(w, r, err, "embedded")
+		writeError(w, r, err)
 		return
 	}
 	payload, err := io.ReadAll(body)
 	if err != nil {
-		s3err.Write(w, r, err, "embedded")
+		writeError(w, r, err)
 		return
 	}
 

@@ -3,8 +3,6 @@ package embedded
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -45,7 +43,7 @@ func (p *partCopies) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	part, err := p.readSource(source, r.Header.Get("X-Amz-Copy-Source-Range"))
 	if err != nil {
-		writeStoreError(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 
@@ -72,7 +70,7 @@ func (p *partCopies) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ETag:         w.Header().Get("ETag"),
 	})
 	if err != nil {
-		writeStoreError(w, r, err)
+		writeError(w, r, err)
 		return
 	}
 	w.Header().Del("ETag") // S3 gives it in the body only
@@ -140,23 +138,4 @@ func parseCopySourceRange(s string) (first, last int64, ok bool) {
 		return 0, 0, false
 	}
 	return first, last, true
-}
-
-// writeStoreError answers err as S3 error XML, with the status gofakes3
-// gives its code (500 InternalError for anything else).
-func writeStoreError(w http.ResponseWriter, r *http.Request, err error) {
-	code, message := gofakes3.ErrInternal, "We encountered an internal error. Please try again."
-	var coded interface{ ErrorCode() gofakes3.ErrorCode }
-	if errors.As(err, &coded) {
-		code, message = coded.ErrorCode(), err.Error()
-	}
-	body, _ := xml.Marshal(struct {
-		XMLName  xml.Name `xml:"Error"`
-		Code     string   `xml:"Code"`
-		Message  string   `xml:"Message"`
-		Resource string   `xml:"Resource"`
-	}{Code: string(code), Message: message, Resource: r.URL.Path})
-	w.Header().Set("Content-Type", "application/xml")
-	w.WriteHeader(code.Status())
-	_, _ = fmt.Fprintf(w, "%s%s", xml.Header, body)
 }
