@@ -6,8 +6,8 @@
 // S3COND_E2E_TARGET=direct points the clients straight at versitygw instead
 // of at s3cond. That mode exists to check the tests themselves against a
 // known-good S3 server (and as a baseline for benchmarks); tests of features
-// only s3cond has (several keys, grants, leases) do not run in it, and rows
-// where versitygw itself differs from Amazon S3 skip there, each naming the
-// difference. These are the only skips: in the default mode, which test.sh
-// and CI run, no test skips.
+// only s3cond has (several keys, grants, leases, its embedded defaults) do
+// not run in it, and rows where versitygw itself differs from Amazon S3 skip
+// there, each naming the difference. These are the only skips: in the
+// default mode, which test.sh and CI run, no test skips.
 package e2e
