@@ -37,6 +37,9 @@ type Backend struct {
 	// NativeConditional forwards If-Match / If-None-Match writes as they are
 	// and takes no lease: the store enforces them itself.
 	NativeConditional bool
+	// KeyPolicy says which object keys may reach this store (keypolicy.go);
+	// the zero value is KeyPolicyStrict.
+	KeyPolicy KeyPolicy
 }
 
 // BackendBucket maps a client bucket to the backend's name for it.

@@ -253,10 +253,10 @@ func (p *Proxy) releaseLease(parent context.Context, l *dynamolease.Lease) {
 }
 
 // leasePath is the lease table's partition key: the backend bucket and the
-// key, so every s3cond in a fleet (whatever its bucket mapping) and an
-// arrow-rs client on the same bucket agree.
+// object the backend will write (KeyPolicy.LeaseKey), so every s3cond in a
+// fleet, whatever its bucket mapping, agrees.
 func (b *Backend) leasePath(t target) string {
-	return b.BackendBucket(t.Bucket) + "/" + t.Key
+	return b.BackendBucket(t.Bucket) + "/" + b.KeyPolicy.LeaseKey(t.Key)
 }
 
 // acquireLease takes the lease for a conditional write on t (SPEC §3 steps

@@ -183,15 +183,26 @@ func mapCopySource(b *Backend, src string) string {
 	return lead + url.PathEscape(b.BackendBucket(bucket)) + "/" + rest
 }
 
-// copySourceBucket reads the bucket of an X-Amz-Copy-Source header.
-func copySourceBucket(src string) (string, bool) {
+// parseCopySource reads the bucket and key of an X-Amz-Copy-Source header
+// ("[/]bucket/key[?versionId=...]", each part URL-escaped).
+func parseCopySource(src string) (bucket, key string, ok bool) {
 	src = strings.TrimPrefix(src, "/")
-	rawBucket, _, ok := strings.Cut(src, "/")
-	if !ok || rawBucket == "" {
-		return "", false
+	if i := strings.IndexByte(src, '?'); i >= 0 {
+		src = src[:i]
 	}
-	b, err := url.PathUnescape(rawBucket)
-	return b, err == nil
+	rawBucket, rawKey, found := strings.Cut(src, "/")
+	if !found || rawBucket == "" || rawKey == "" {
+		return "", "", false
+	}
+	bucket, err := url.PathUnescape(rawBucket)
+	if err != nil {
+		return "", "", false
+	}
+	key, err = url.PathUnescape(rawKey)
+	if err != nil {
+		return "", "", false
+	}
+	return bucket, key, true
 }
 
 // countingReader counts the decoded bytes received, for the access log.

@@ -171,6 +171,10 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.fail(c, err)
 		return
 	}
+	if err := c.backend.KeyPolicy.Check(c.target.Key); err != nil {
+		p.fail(c, err)
+		return
+	}
 
 	if (c.op == PutObject || c.op == UploadPart) && auth.Body.Length() > maxSinglePut {
 		p.fail(c, s3err.New(s3err.EntityTooLarge).With("ProposedSize", strconv.FormatInt(auth.Body.Length(), 10)).
@@ -207,7 +211,7 @@ func (p *Proxy) authorise(c *call) error {
 		return s3err.New(s3err.AccessDenied)
 	}
 	if c.op == CopyObject || c.op == UploadPartCopy {
-		srcBucket, ok := copySourceBucket(c.r.Header.Get("X-Amz-Copy-Source"))
+		srcBucket, srcKey, ok := parseCopySource(c.r.Header.Get("X-Amz-Copy-Source"))
 		if !ok {
 			return s3err.Newf(s3err.InvalidArgument, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey.")
 		}
@@ -216,6 +220,9 @@ func (p *Proxy) authorise(c *call) error {
 		}
 		if p.backendFor(srcBucket) != c.backend {
 			return s3err.Newf(s3err.NotImplemented, "The copy source bucket is served by another backend: a copy runs inside one store.")
+		}
+		if err := c.backend.KeyPolicy.Check(srcKey); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -77,6 +77,8 @@ type fixtureOptions struct {
 	forwardPayloadHash bool
 	// leaseTable replaces the in-memory lease table.
 	leaseTable dynamolease.Table
+	// keyPolicy is backend.key_policy (default strict).
+	keyPolicy KeyPolicy
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
@@ -84,6 +86,7 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	backend, server := fakeBackendWith(t, "default", o.backendHook)
 	backend.NativeConditional = o.native
 	backend.ForwardPayloadHash = o.forwardPayloadHash
+	backend.KeyPolicy = o.keyPolicy
 	table := o.leaseTable
 	if table == nil {
 		table = dynamolease.NewMemTable()

@@ -152,6 +152,10 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s.endpoint: %w", key, err)
 	}
+	keyPolicy, err := proxy.ParseKeyPolicy(b.KeyPolicy)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s.key_policy: %w", key, err)
+	}
 	if key == "backend" {
 		a.BackendEndpoint = endpoint
 	}
@@ -171,6 +175,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		ForwardChecksums:   b.Checksums == config.ChecksumsForward,
 		ForwardPayloadHash: b.PayloadHash == config.PayloadHashForward,
 		NativeConditional:  b.Conditional == config.ConditionalNative,
+		KeyPolicy:          keyPolicy,
 	}, backendProbe(probeClient, u), nil
 }
 

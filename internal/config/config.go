@@ -41,6 +41,10 @@ const (
 	ConditionalLease  = "lease"
 	ConditionalNative = "native"
 
+	KeyPolicyStrict    = "strict"
+	KeyPolicyNormalize = "normalize"
+	KeyPolicyOpaque    = "opaque"
+
 	AccessReadOnly  = "read-only"
 	AccessReadWrite = "read-write"
 
@@ -111,6 +115,9 @@ type Backend struct {
 	// whose hex SHA-256 the client signed and s3cond verified.
 	PayloadHash string `yaml:"payload_hash"`
 	Conditional string `yaml:"conditional"`
+	// KeyPolicy says which object keys may reach the store: strict,
+	// normalize or opaque (proxy.KeyPolicy).
+	KeyPolicy string `yaml:"key_policy"`
 	// Buckets maps a client bucket name to the backend bucket name.
 	Buckets map[string]string `yaml:"buckets"`
 	Pool    Pool              `yaml:"pool"`
@@ -228,6 +235,7 @@ func Default() *Config {
 			Checksums:   ChecksumsForward,
 			PayloadHash: PayloadHashUnsigned,
 			Conditional: ConditionalLease,
+			KeyPolicy:   KeyPolicyStrict,
 			Pool: Pool{
 				MaxIdleConnsPerHost: 256,
 				IdleConnTimeout:     90 * time.Second,
@@ -297,6 +305,9 @@ func namedBackendDefaults(b Backend) Backend {
 	}
 	if b.Conditional == "" {
 		b.Conditional = d.Conditional
+	}
+	if b.KeyPolicy == "" {
+		b.KeyPolicy = d.KeyPolicy
 	}
 	if b.Pool == (Pool{}) {
 		b.Pool = d.Pool

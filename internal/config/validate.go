@@ -199,6 +199,9 @@ func validateOneBackend(b Backend, prefix string) error {
 	if err := oneOf(prefix+".conditional", b.Conditional, ConditionalLease, ConditionalNative); err != nil {
 		return err
 	}
+	if err := oneOf(prefix+".key_policy", b.KeyPolicy, KeyPolicyStrict, KeyPolicyNormalize, KeyPolicyOpaque); err != nil {
+		return err
+	}
 	if err := validatePool(b.Pool, prefix+".pool"); err != nil {
 		return err
 	}
