@@ -16,7 +16,7 @@ import (
 
 func TestKeyPolicyCheck(t *testing.T) {
 	cases := []struct {
-		key                      string
+		key                       string
 		strict, normalize, opaque bool // accepted?
 	}{
 		{"a/b", true, true, true},
