@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Benchmarks s3cond in front of versitygw against versitygw directly, then a
-# bare TCP relay in front of versitygw against versitygw directly (the cost of
-# the extra hop alone), measures s3cond's peak memory during a 1 GiB PUT and
-# GET, and writes the results to docs/performance.md.
+# Benchmarks s3cond in front of versitygw against versitygw directly, then
+# nginx as a pure pass-through in front of the same versitygw (the anchor a
+# user would compare s3cond with), then a bare TCP relay (the cost of the
+# extra hop alone), measures s3cond's peak memory during a 1 GiB PUT and GET,
+# checks the performance targets, and writes the results to docs/performance.md.
 #
 #   scripts/bench.sh            full run (about 10 minutes on 2 cores)
 #   scripts/bench.sh --quick    short run (about 2 minutes) to check the setup
@@ -13,6 +14,7 @@
 #
 # versitygw: $S3COND_VERSITYGW, else on PATH, else $HOME/.cache/s3cond/bin/versitygw
 # (GOBIN=$HOME/.cache/s3cond/bin go install github.com/versity/versitygw/cmd/versitygw@v1.8.0).
+# nginx: Debian's nginx-light (apt-get install nginx-light), on PATH or in /usr/sbin.
 # Everything runs on 127.0.0.1 and is stopped on exit.
 set -euo pipefail
 
@@ -78,6 +80,11 @@ find_versitygw() {
 	fi
 }
 versitygw=$(find_versitygw)
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+if [[ ! -x "$nginx_bin" ]]; then
+	echo "bench.sh: nginx not found; install it with: apt-get install nginx-light" >&2
+	exit 1
+fi
 
 # Other load on the machine skews the ratios more than anything s3cond does:
 # record it in the results.
@@ -187,6 +194,46 @@ started_pids+=("$relay_pid")
 wait_listening "$relay_port" "$relay_pid" relay
 relay_url="http://127.0.0.1:$relay_port"
 
+# nginx as a pure pass-through: a keep-alive upstream, HTTP/1.1 to it,
+# buffering on (its default), no auth, no access log. The client's Host is
+# passed on, so versitygw verifies the client's own signature. One process
+# (master_process off), so that its CPU time is one /proc entry, as
+# s3cond's is; an event loop needs no more for these loads.
+nginx_port=$(free_port)
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body;
+  proxy_temp_path $work/nginx/proxy;
+  client_max_body_size 0;
+  upstream versitygw {
+    server 127.0.0.1:$backend_port;
+    keepalive 128;
+  }
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location / {
+      proxy_pass http://versitygw;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host \$http_host;
+    }
+  }
+}
+EOF
+"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" >>"$work/nginx.log" 2>&1 &
+nginx_pid=$!
+started_pids+=("$nginx_pid")
+wait_listening "$nginx_port" "$nginx_pid" nginx
+nginx_url="http://127.0.0.1:$nginx_port"
+
 if ((with_s3cond)); then
 	client_key=BENCHCLIENTKEY
 	client_secret=bench-client-secret-$RANDOM$RANDOM
@@ -261,6 +308,12 @@ run_bench "${primary[@]}" --compare "$backend_url" \
 	--bucket s3cond-bench --workload "$workloads" --duration "$duration" --rounds "$rounds" \
 	--json "$work/suite.json" --markdown "$work/suite.md"
 
+echo "the anchor: $object_workloads via nginx, $rounds round(s) of $duration per endpoint" >&2
+run_bench --endpoint "$nginx_url" --access-key "$backend_key" --secret-key "$backend_secret" --label nginx \
+	--rss-pid "$nginx_pid" --compare "$backend_url" --compare-label direct --compare-rss-pid "$backend_pid" \
+	--bucket s3cond-bench --workload "$object_workloads" --duration "$duration" --rounds "$rounds" \
+	--json "$work/nginx.json" --markdown "$work/nginx.md"
+
 echo "the hop alone: $object_workloads via a bare TCP relay, $rounds round(s) of $duration per endpoint" >&2
 run_bench --endpoint "$relay_url" --access-key "$backend_key" --secret-key "$backend_secret" --label tcp-relay \
 	--rss-pid "$relay_pid" --compare "$backend_url" --compare-label direct --compare-rss-pid "$backend_pid" \
@@ -270,6 +323,12 @@ run_bench --endpoint "$relay_url" --access-key "$backend_key" --secret-key "$bac
 echo "peak memory of $measured_name: one $rss_label PUT and one $rss_label GET" >&2
 run_bench "${primary[@]}" --bucket s3cond-bench --workload "put-$rss_size:1,get-$rss_size:1" --ops 1 \
 	--json "$work/rss.json" --markdown "$work/rss.md"
+
+echo "allocations per forwarded request: BenchmarkForward{Get,Put}4KiB" >&2
+(cd "$repo_root" && go test -run '^$' -bench 'BenchmarkForward(Get|Put)4KiB$' -benchmem -benchtime 2000x ./proxy) \
+	>"$work/allocs.txt"
+"$work/bin/s3cond-bench" targets --suite "$work/suite.json" --anchor "$work/nginx.json" --allocs "$work/allocs.txt" \
+	>"$work/targets.md"
 
 idle_rss=$(awk '/^VmRSS:/ {printf "%.0f MiB", $2 / 1024}' "/proc/$rss_pid/status")
 cpu_model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
@@ -315,6 +374,13 @@ mkdir -p "$(dirname "$output")"
 		echo "> processes competed for the CPU, so these numbers are noisy. Rerun on an idle machine."
 	fi
 	echo
+	echo "## Targets"
+	echo
+	echo "Each target from this run: s3cond's figures from the first table below, nginx's from the"
+	echo "second, allocations from \`go test -bench 'BenchmarkForward(Get|Put)4KiB$' -benchmem ./proxy\`."
+	echo
+	cat "$work/targets.md"
+	echo
 	echo "## Throughput and latency: via s3cond against versitygw directly"
 	echo
 	echo "Each workload ran $rounds round(s) of $duration per endpoint, alternating which endpoint went first."
@@ -327,6 +393,16 @@ mkdir -p "$(dirname "$output")"
 	echo "versitygw's on the direct rows. It depends far less than the ratios on how the shared cores"
 	echo "were divided: on cores of its own, s3cond would serve about (cores ÷ CPU per op) operations per"
 	echo "second before it became the bottleneck."
+	echo
+	echo "## The anchor: nginx against versitygw directly"
+	echo
+	echo "nginx $("$nginx_bin" -v 2>&1 | sed 's/^nginx version: //') as a pure pass-through in front of the same versitygw: keep-alive"
+	echo "upstream, HTTP/1.1, buffering on, no authentication, no access log, one process. It verifies no"
+	echo "signature and re-signs nothing (versitygw checks the client's own), so it is what a proxy costs"
+	echo "that only moves HTTP. Same rounds and duration as above, object workloads only; ratio = ops/s via"
+	echo "nginx ÷ ops/s direct; CPU per op is nginx's own on its rows."
+	echo
+	cat "$work/nginx.md"
 	echo
 	echo "## The hop alone: a bare TCP relay against versitygw directly"
 	echo

@@ -6,6 +6,9 @@
 // "s3cond-bench relay --listen ADDR --to ADDR" is a bare TCP relay instead:
 // benchmarked in front of the backend, it gives the cost of the extra hop
 // alone, which the overhead above includes.
+//
+// "s3cond-bench targets --suite S --anchor N --allocs A" checks a bench.sh
+// run against the performance targets.
 package main
 
 import (
@@ -30,6 +33,9 @@ func main() {
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Timestamp().Logger()
 	if len(os.Args) > 1 && os.Args[1] == relaySubcommand {
 		os.Exit(mainRelay(os.Args[2:], log))
+	}
+	if len(os.Args) > 1 && os.Args[1] == targetsSubcommand {
+		os.Exit(mainTargets(os.Args[2:], os.Stdout))
 	}
 	cfg, err := parseFlags(os.Args[1:], os.Getenv)
 	if err != nil {
