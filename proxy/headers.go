@@ -83,19 +83,23 @@ func outboundHeader(in http.Header, forwardChecksums, stripConditions bool) http
 }
 
 // copyResponseHeader copies the backend's response header, minus hop-by-hop
-// headers, and stamps s3cond's own request ID.
+// headers, under the names S3 gives them (s3ResponseName: x-amz-* in lower
+// case, so user metadata keeps its case), and stamps s3cond's own request
+// ID in place of the backend's.
 func copyResponseHeader(dst, src http.Header, requestID string) {
 	listed := connectionListed(src)
 	for name, values := range src {
-		if hopByHopHeaders[name] || listed[name] {
+		if hopByHopHeaders[name] || listed[name] || name == "X-Amz-Request-Id" {
 			continue
 		}
-		dst[name] = append([]string(nil), values...)
+		dst[s3ResponseName(name)] = append([]string(nil), values...)
 	}
 	if backendID := src.Get("X-Amz-Request-Id"); backendID != "" {
 		dst.Set("X-S3cond-Backend-Request-Id", backendID)
 	}
-	dst.Set("X-Amz-Request-Id", requestID)
+	// The request-ID middleware set the canonical key; one name only.
+	delete(dst, "X-Amz-Request-Id")
+	dst["x-amz-request-id"] = []string{requestID}
 }
 
 // outboundRawQuery is the client's raw query without presigned-URL
