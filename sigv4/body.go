@@ -26,6 +26,13 @@ type BodySpec struct {
 	// x-amz-sdk-checksum-algorithm, Content-Encoding.
 	Header http.Header
 	Chunk  *ChunkSigning // non-nil for the two signed streaming modes
+	// ObjectChecksumHeaders says the x-amz-checksum-* headers (and
+	// x-amz-sdk-checksum-algorithm) describe an object other than this body:
+	// on CompleteMultipartUpload they are the whole object's checksum
+	// (full-object, or composite "<base64>-N"), which only the store can
+	// check. They are then neither parsed nor verified here; a trailer,
+	// which can only describe the body, still is.
+	ObjectChecksumHeaders bool
 }
 
 // Body is a client's request body that yields the decoded payload and
@@ -73,7 +80,7 @@ func NewBody(r io.Reader, spec BodySpec) (*Body, error) {
 		b.hashes = append(b.hashes, b.md5Hash)
 	}
 
-	if err := b.setUpChecksum(header, spec.Mode); err != nil {
+	if err := b.setUpChecksum(header, spec.Mode, spec.ObjectChecksumHeaders); err != nil {
 		return nil, err
 	}
 
@@ -115,13 +122,20 @@ func NewBody(r io.Reader, spec BodySpec) (*Body, error) {
 
 // setUpChecksum finds the one x-amz-checksum-* the client sent, as a header
 // or declared in x-amz-trailer, and checks x-amz-sdk-checksum-algorithm
-// against it.
-func (b *Body) setUpChecksum(header http.Header, mode PayloadMode) error {
-	alg, digest, value, err := headerChecksum(header)
+// against it. With objectHeaders the headers describe another object (see
+// BodySpec.ObjectChecksumHeaders) and only a trailer is taken.
+func (b *Body) setUpChecksum(header http.Header, mode PayloadMode, objectHeaders bool) error {
+	trailerAlg, err := declaredTrailer(header, mode)
 	if err != nil {
 		return err
 	}
-	trailerAlg, err := declaredTrailer(header, mode)
+	if objectHeaders {
+		if trailerAlg != nil {
+			b.takeChecksum(trailerAlg, nil, "", true)
+		}
+		return nil
+	}
+	alg, digest, value, err := headerChecksum(header)
 	if err != nil {
 		return err
 	}
@@ -129,7 +143,7 @@ func (b *Body) setUpChecksum(header http.Header, mode PayloadMode) error {
 		return errMultipleChecksums()
 	}
 	if trailerAlg != nil {
-		alg, b.checksumTrailer = trailerAlg, true
+		alg = trailerAlg
 	}
 	if sdkAlgorithm := strings.TrimSpace(header.Get("X-Amz-Sdk-Checksum-Algorithm")); sdkAlgorithm != "" {
 		named, known := checksumByName(sdkAlgorithm)
@@ -142,13 +156,18 @@ func (b *Body) setUpChecksum(header http.Header, mode PayloadMode) error {
 			return s3err.Newf(s3err.InvalidRequest, "Value for x-amz-sdk-checksum-algorithm header is invalid.")
 		}
 	}
-	if alg == nil {
-		return nil
+	if alg != nil {
+		b.takeChecksum(alg, digest, value, trailerAlg != nil)
 	}
-	b.checksum, b.checksumExpected, b.checksumValue = alg, digest, value
+	return nil
+}
+
+// takeChecksum makes the body verify alg; digest and value are known now for
+// a header, at the end for a trailer.
+func (b *Body) takeChecksum(alg *checksumAlgorithm, digest []byte, value string, trailer bool) {
+	b.checksum, b.checksumExpected, b.checksumValue, b.checksumTrailer = alg, digest, value, trailer
 	b.checksumHash = alg.newHash()
 	b.hashes = append(b.hashes, b.checksumHash)
-	return nil
 }
 
 // declaredTrailer returns the checksum algorithm x-amz-trailer names. S3

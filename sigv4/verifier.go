@@ -267,11 +267,26 @@ func newVerifyingBody(r *http.Request, mode PayloadMode, digest string, chunk *C
 		ContentLength: r.ContentLength,
 		Header:        r.Header,
 		Chunk:         chunk,
+
+		ObjectChecksumHeaders: completesMultipartUpload(r),
 	})
 	if err != nil {
 		return nil, s3err.As(err)
 	}
 	return body, nil
+}
+
+// completesMultipartUpload reports whether r is a CompleteMultipartUpload
+// (POST ?uploadId=…, as S3 routes it): its x-amz-checksum-* headers are the
+// checksum of the object being assembled, not of the XML body.
+func completesMultipartUpload(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	query := parseQuery(r.URL.RawQuery)
+	_, uploadID := query["uploadId"]
+	_, uploads := query["uploads"]
+	return uploadID && !uploads
 }
 
 // checkScope compares the credential scope with the request date and the
