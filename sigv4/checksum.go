@@ -4,12 +4,16 @@ import (
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
 	"hash"
 	"hash/crc32"
 	"hash/crc64"
 	"net/http"
 	"strings"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/zeebo/xxh3"
 
 	"github.com/s3cond/s3cond/internal/s3err"
 )
@@ -33,13 +37,22 @@ type checksumAlgorithm struct {
 	newHash func() hash.Hash
 }
 
-// checksumAlgorithms lists every algorithm S3 supports for x-amz-checksum-*.
+// checksumAlgorithms lists every algorithm S3 supports for x-amz-checksum-*
+// (the ChecksumAlgorithm enumeration of the S3 API, as aws-sdk-go-v2 models
+// it). Every value is the base64 of the digest's bytes, big-endian: the
+// xxHash digests in their canonical form (XXH128: high 64 bits first), all
+// with seed 0, as AWS's own implementation (aws-c-checksums) writes them.
 var checksumAlgorithms = [...]checksumAlgorithm{
 	{header: "x-amz-checksum-crc32", name: "CRC32", size: crc32.Size, newHash: func() hash.Hash { return crc32.NewIEEE() }},
 	{header: "x-amz-checksum-crc32c", name: "CRC32C", size: crc32.Size, newHash: func() hash.Hash { return crc32.New(castagnoliTable) }},
 	{header: "x-amz-checksum-crc64nvme", name: "CRC64NVME", size: crc64.Size, newHash: func() hash.Hash { return crc64.New(crc64NVMETable) }},
 	{header: "x-amz-checksum-sha1", name: "SHA1", size: sha1.Size, newHash: sha1.New},
 	{header: "x-amz-checksum-sha256", name: "SHA256", size: sha256.Size, newHash: sha256.New},
+	{header: "x-amz-checksum-sha512", name: "SHA512", size: sha512.Size, newHash: sha512.New},
+	{header: "x-amz-checksum-md5", name: "MD5", size: md5.Size, newHash: md5.New},
+	{header: "x-amz-checksum-xxhash64", name: "XXHASH64", size: 8, newHash: func() hash.Hash { return xxhash.New() }},
+	{header: "x-amz-checksum-xxhash3", name: "XXHASH3", size: 8, newHash: func() hash.Hash { return xxh3.New() }},
+	{header: "x-amz-checksum-xxhash128", name: "XXHASH128", size: 16, newHash: func() hash.Hash { return xxh3.New128() }},
 }
 
 // checksumByHeader finds the algorithm for a header or trailer name (any case).

@@ -29,8 +29,12 @@ func hexToBase64(t testing.TB, h string) string {
 	return base64.StdEncoding.EncodeToString(raw)
 }
 
-// knownChecksums are published check values: the CRC catalogue's "check"
-// for "123456789", and the well-known digests of "hello world".
+// knownChecksums are check values computed independently of the code under
+// test: the CRC catalogue's "check" for "123456789"; the well-known SHA-1 and
+// SHA-256 digests of "hello world"; MD5 and SHA-512 from coreutils' md5sum
+// and sha512sum; the xxHash values from the reference implementation's CLI
+// (Debian's xxhash 0.8.1: xxhsum -H1 for XXH64, -H3 for XXH3-64, -H2 for
+// XXH3-128, which print the canonical big-endian digest, as S3 encodes it).
 var knownChecksums = []struct {
 	header, input, hexDigest string
 }{
@@ -39,6 +43,18 @@ var knownChecksums = []struct {
 	{"x-amz-checksum-crc64nvme", "123456789", "ae8b14860a799888"},
 	{"x-amz-checksum-sha1", "hello world", "2aae6c35c94fcfb415dbe95f408b9ce91ee846ed"},
 	{"x-amz-checksum-sha256", "hello world", "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"},
+	{"x-amz-checksum-md5", "hello world", "5eb63bbbe01eeed093cb22bb8f5acdc3"},
+	{"x-amz-checksum-sha512", "hello world", "309ecc489c12d6eb4cc40f50c902f2b4d0ed77ee511a7c7a9bcd3ca86d4cd86f989dd35bc5ff499670da34255b45b0cfd830e81f605dcf7dc5542e93ae9cd76f"},
+	{"x-amz-checksum-sha512", "", "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e"},
+	{"x-amz-checksum-xxhash64", "", "ef46db3751d8e999"},
+	{"x-amz-checksum-xxhash64", "123456789", "8cb841db40e6ae83"},
+	{"x-amz-checksum-xxhash64", "hello world", "45ab6734b21e6968"},
+	{"x-amz-checksum-xxhash3", "", "2d06800538d394c2"},
+	{"x-amz-checksum-xxhash3", "123456789", "72dcb18b67a17dff"},
+	{"x-amz-checksum-xxhash3", "hello world", "d447b1ea40e6988b"},
+	{"x-amz-checksum-xxhash128", "", "99aa06d3014798d86001c324468d497f"},
+	{"x-amz-checksum-xxhash128", "123456789", "33119477ede5dcd5e9716427681d5860"},
+	{"x-amz-checksum-xxhash128", "hello world", "df8d09e93f874900a99b8775cc15b6c7"},
 }
 
 func TestChecksumAlgorithmsKnownValues(t *testing.T) {
@@ -178,7 +194,7 @@ func TestChecksumHeaderProblems(t *testing.T) {
 			s3err.InvalidRequest, "The value specified in the x-amz-trailer header is not supported"},
 		{"trailer without trailer mode", PayloadUnsigned, http.Header{"X-Amz-Trailer": {"x-amz-checksum-crc32"}},
 			s3err.InvalidRequest, "The value specified in the x-amz-trailer header is not supported"},
-		{"sdk algorithm unknown", PayloadUnsigned, http.Header{"X-Amz-Checksum-Crc32": {crc}, "X-Amz-Sdk-Checksum-Algorithm": {"MD5"}},
+		{"sdk algorithm unknown", PayloadUnsigned, http.Header{"X-Amz-Checksum-Crc32": {crc}, "X-Amz-Sdk-Checksum-Algorithm": {"MD4"}},
 			s3err.InvalidRequest, "Value for x-amz-sdk-checksum-algorithm header is invalid."},
 		{"sdk algorithm differs", PayloadUnsigned, http.Header{"X-Amz-Checksum-Crc32": {crc}, "X-Amz-Sdk-Checksum-Algorithm": {"SHA256"}},
 			s3err.InvalidRequest, "Value for x-amz-sdk-checksum-algorithm header is invalid."},
