@@ -236,4 +236,7 @@ func (p *Proxy) fail(c *call, err error) {
 		p.log.Warn().Str("request_id", c.id).Err(err).Msg("request failed")
 	}
 	s3err.Write(c.w, c.r, e, c.id)
+	if c.auth == nil || !c.auth.Body.Started() {
+		drainUnreadBody(c.w, c.r)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/s3cond/s3cond/internal/s3err"
 )
@@ -60,6 +61,10 @@ type Body struct {
 
 	hashes []hash.Hash // fed with every decoded byte
 	err    error       // sticky: io.EOF after success, or the *s3err.Error
+
+	// started is set by the first Read; atomic because a transport may read
+	// the body on its own goroutine while the handler asks.
+	started atomic.Bool
 }
 
 // NewBody wraps the raw client body r. Problems visible in the headers are
@@ -214,6 +219,9 @@ func decodedContentLength(header http.Header) (int64, error) {
 
 // Read yields the decoded payload; see Body.
 func (b *Body) Read(p []byte) (int, error) {
+	if !b.started.Load() {
+		b.started.Store(true)
+	}
 	if b.err != nil {
 		return 0, b.err
 	}
@@ -279,6 +287,10 @@ func (b *Body) takeTrailers(fields []trailerField) error {
 	}
 	return nil
 }
+
+// Started reports whether anything has read the body yet. A request refused
+// before that still has its whole body on the wire.
+func (b *Body) Started() bool { return b.started.Load() }
 
 // Close closes the underlying client body.
 func (b *Body) Close() error {
