@@ -7,6 +7,7 @@ package precondition
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/s3cond/s3cond/internal/s3err"
 )
@@ -27,18 +28,26 @@ const (
 )
 
 // Conditions are the If-Match / If-None-Match headers of a write (PutObject,
-// CopyObject destination, CompleteMultipartUpload) or of a DeleteObject. The
-// zero value is "no condition".
+// CopyObject destination, CompleteMultipartUpload) or of a DeleteObject,
+// and a DeleteObject's x-amz-if-match-size and
+// x-amz-if-match-last-modified-time (see delete.go). The zero value is "no
+// condition".
 type Conditions struct {
 	kind kind
 	// etags holds the acceptable ETags in CanonicalETag form (kindMatchTag only).
 	etags []string
+	// deleteIf holds a DeleteObject's size and last-modified conditions.
+	deleteIf deleteConditions
 }
 
-// ObjectState is what a HEAD on the backend found.
+// ObjectState is what a HEAD on the backend found. Size and LastModified
+// are only read by DeleteObject's size and time conditions; a HEAD that did
+// not report them (Size < 0, LastModified zero) fails those conditions.
 type ObjectState struct {
-	Exists bool
-	ETag   string
+	Exists       bool
+	ETag         string
+	Size         int64
+	LastModified time.Time
 }
 
 // ParseWrite reads If-Match / If-None-Match for PutObject, CopyObject and
@@ -67,17 +76,26 @@ func ParseWrite(h http.Header) (Conditions, error) {
 	}
 }
 
-// ParseDelete reads If-Match for DeleteObject. S3 has no If-None-Match on a
-// delete and answers 501 NotImplemented for it.
+// ParseDelete reads If-Match, x-amz-if-match-size and
+// x-amz-if-match-last-modified-time for DeleteObject; S3 accepts them alone
+// or together. S3 has no If-None-Match on a delete and answers 501
+// NotImplemented for it.
 func ParseDelete(h http.Header) (Conditions, error) {
 	if _, ok := headerValue(h, HeaderIfNoneMatch); ok {
 		return Conditions{}, notImplemented(HeaderIfNoneMatch)
 	}
-	ifMatch, ok := headerValue(h, HeaderIfMatch)
-	if !ok {
-		return Conditions{}, nil
+	deleteIf, err := parseDeleteConditions(h)
+	if err != nil {
+		return Conditions{}, err
 	}
-	return parseIfMatch(ifMatch)
+	c := Conditions{deleteIf: deleteIf}
+	if ifMatch, ok := headerValue(h, HeaderIfMatch); ok {
+		if c, err = parseIfMatch(ifMatch); err != nil {
+			return Conditions{}, err
+		}
+		c.deleteIf = deleteIf
+	}
+	return c, nil
 }
 
 // ForETag builds the condition of one <Object><ETag> entry of DeleteObjects:
@@ -98,7 +116,7 @@ func ForETag(etag string) Conditions {
 }
 
 // Active reports whether any condition is present.
-func (c Conditions) Active() bool { return c.kind != kindNone }
+func (c Conditions) Active() bool { return c.kind != kindNone || c.deleteIf.active() }
 
 // IsCreate reports whether this is If-None-Match: *.
 func (c Conditions) IsCreate() bool { return c.kind == kindCreate }
@@ -112,7 +130,7 @@ func (c Conditions) Header() string {
 	case kindMatchAny, kindMatchTag:
 		return HeaderIfMatch
 	default:
-		return ""
+		return c.deleteIf.header()
 	}
 }
 
@@ -122,8 +140,16 @@ func (c Conditions) ETags() []string { return append([]string(nil), c.etags...) 
 
 // Evaluate returns nil if the write may proceed given the object's state,
 // else the S3 error: 412 PreconditionFailed naming the header, or 404
-// NoSuchKey for If-Match on a missing object (as S3 does for writes and deletes).
+// NoSuchKey for If-Match on a missing object (as S3 does for writes and
+// deletes). A delete's size and time conditions are checked after If-Match.
 func (c Conditions) Evaluate(s ObjectState) error {
+	if err := c.evaluateETag(s); err != nil {
+		return err
+	}
+	return c.deleteIf.evaluate(s)
+}
+
+func (c Conditions) evaluateETag(s ObjectState) error {
 	switch c.kind {
 	case kindCreate:
 		if s.Exists {
@@ -148,13 +174,18 @@ func (c Conditions) Evaluate(s ObjectState) error {
 // satisfied Evaluate: "*" for a create; for If-Match the object's current ETag
 // in canonical form, so that If-Match: * and tag lists lease the version that
 // is actually being replaced and contend with every other writer of it.
+// A delete with only size or time conditions leases the version it deletes,
+// or "*" when there is none (it then deletes nothing, but must not let a
+// create slip in between its check and its delete).
 // It is "" for an unconditional write, which takes no lease.
 func (c Conditions) LeaseETag(s ObjectState) string {
-	switch c.kind {
-	case kindCreate:
+	switch {
+	case c.kind == kindCreate:
 		return wildcard
-	case kindMatchAny, kindMatchTag:
+	case c.kind == kindMatchAny, c.kind == kindMatchTag, c.deleteIf.active() && s.Exists:
 		return CanonicalETag(s.ETag)
+	case c.deleteIf.active():
+		return wildcard
 	default:
 		return ""
 	}
@@ -168,10 +199,10 @@ func (c Conditions) LeaseETag(s ObjectState) string {
 // passes but Covers is false, and the caller must lease LeaseETag(s) anew,
 // or writers replacing different versions would not contend.
 func (c Conditions) Covers(leaseETag string, s ObjectState) bool {
-	switch c.kind {
-	case kindCreate:
+	switch {
+	case c.kind == kindCreate, c.kind == kindNone && c.deleteIf.active() && leaseETag == wildcard:
 		return leaseETag == wildcard && !s.Exists
-	case kindMatchAny, kindMatchTag:
+	case c.kind == kindMatchAny, c.kind == kindMatchTag, c.deleteIf.active():
 		return s.Exists && ETagsEqual(leaseETag, s.ETag)
 	default:
 		return true
@@ -180,16 +211,25 @@ func (c Conditions) Covers(leaseETag string, s ObjectState) bool {
 
 // String describes the condition for logs.
 func (c Conditions) String() string {
+	var s string
 	switch c.kind {
 	case kindCreate:
-		return "If-None-Match: *"
+		s = "If-None-Match: *"
 	case kindMatchAny:
-		return "If-Match: *"
+		s = "If-Match: *"
 	case kindMatchTag:
-		return "If-Match: " + strings.Join(c.etags, ", ")
-	default:
+		s = "If-Match: " + strings.Join(c.etags, ", ")
+	}
+	if d := c.deleteIf.String(); d != "" {
+		if s != "" {
+			s += "; "
+		}
+		s += d
+	}
+	if s == "" {
 		return "unconditional"
 	}
+	return s
 }
 
 func (c Conditions) matches(current string) bool {

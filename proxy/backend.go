@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/s3cond/s3cond/internal/s3err"
@@ -90,7 +91,7 @@ func (b *Backend) head(ctx context.Context, t target) (precondition.ObjectState,
 	resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusOK:
-		return precondition.ObjectState{Exists: true, ETag: resp.Header.Get("ETag")}, nil
+		return existingState(resp.Header), nil
 	case resp.StatusCode == http.StatusNotFound:
 		return precondition.ObjectState{}, nil
 	case resp.StatusCode == http.StatusForbidden:
@@ -98,6 +99,18 @@ func (b *Backend) head(ctx context.Context, t target) (precondition.ObjectState,
 	default:
 		return precondition.ObjectState{}, s3err.Newf(s3err.BadGateway, "The backend answered HEAD with status %d.", resp.StatusCode)
 	}
+}
+
+// existingState is what a HEAD answered 200 says about the object: the
+// ETag, and the size and modification time DeleteObject's conditions
+// compare (-1 and zero when the header is missing or does not parse).
+func existingState(h http.Header) precondition.ObjectState {
+	size, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
+	if err != nil {
+		size = -1
+	}
+	modified, _ := http.ParseTime(h.Get("Last-Modified"))
+	return precondition.ObjectState{Exists: true, ETag: h.Get("ETag"), Size: size, LastModified: modified}
 }
 
 // backendError turns a transport failure into the S3 error a client sees:

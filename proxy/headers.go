@@ -29,8 +29,10 @@ var hopByHopHeaders = newHeaderSet("Connection", "Proxy-Connection", "Keep-Alive
 var requestOnlyDropped = newHeaderSet("Expect", "Content-Length")
 
 // writeConditionHeaders are stripped from writes that s3cond enforces with
-// leases: the backend may not support them, or may half-support them.
-var writeConditionHeaders = newHeaderSet("If-Match", "If-None-Match")
+// leases: the backend may not support them, or may half-support them
+// (DeleteObject's size and time conditions among them).
+var writeConditionHeaders = newHeaderSet("If-Match", "If-None-Match",
+	"X-Amz-If-Match-Size", "X-Amz-If-Match-Last-Modified-Time")
 
 // connectionListed is the set of headers a Connection header names (nil
 // when there are none, as almost always).
