@@ -224,3 +224,36 @@ func TestFidelityEarlyErrorOnALargeUploadPart(t *testing.T) {
 		})
 	}
 }
+
+// DeleteObject's size and modification-time conditions hold through s3cond
+// (enforced under its lease): a mismatch is 412 and deletes nothing.
+func TestFidelityConditionalDeleteBySizeAndTime(t *testing.T) {
+	e := NewEnv(t)
+	client := e.Client(t, e.RW)
+	CreateBucket(t, client, "fidelity-delete")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	putBytes(t, ctx, client, "fidelity-delete", "k", []byte("four"))
+	head, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("fidelity-delete"), Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	del := func(in s3.DeleteObjectInput) error {
+		in.Bucket, in.Key = aws.String("fidelity-delete"), aws.String("k")
+		_, err := client.DeleteObject(ctx, &in)
+		return err
+	}
+	RequireS3Error(t, del(s3.DeleteObjectInput{IfMatchSize: aws.Int64(5)}), http.StatusPreconditionFailed, "PreconditionFailed")
+	RequireS3Error(t, del(s3.DeleteObjectInput{IfMatchLastModifiedTime: aws.Time(head.LastModified.Add(-time.Hour))}),
+		http.StatusPreconditionFailed, "PreconditionFailed")
+	if got := getBytes(t, ctx, client, "fidelity-delete", "k"); string(got) != "four" {
+		t.Fatalf("object after refused deletes: %q", got)
+	}
+	if err := del(s3.DeleteObjectInput{IfMatchSize: aws.Int64(4), IfMatchLastModifiedTime: head.LastModified}); err != nil {
+		t.Fatalf("delete whose conditions hold: %v", err)
+	}
+	requireMissing(t, ctx, client, "fidelity-delete", "k")
+	if err := del(s3.DeleteObjectInput{IfMatchSize: aws.Int64(4)}); err != nil {
+		t.Fatalf("size condition on a missing object: %v, want 204 as S3", err)
+	}
+}
