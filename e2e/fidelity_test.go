@@ -200,8 +200,13 @@ func storedChecksum(h *s3.HeadObjectOutput) string {
 // value that does not decode) must reach the client as that error, not as
 // a connection the client sees reset while it is still sending — with and
 // without Expect: 100-continue.
+//
+// s3cond-only: versitygw itself resets such connections before the client
+// has read its answer (the direct run fails the same way), so here s3cond
+// does better than the store it fronts.
 func TestFidelityEarlyErrorOnALargeUploadPart(t *testing.T) {
 	e := NewEnv(t)
+	e.RequireProxy(t)
 	client := e.Client(t, e.RW)
 	CreateBucket(t, client, "fidelity-early")
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
