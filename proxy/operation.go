@@ -3,155 +3,194 @@ package proxy
 import (
 	"net/http"
 	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/s3cond/s3cond/internal/s3err"
 )
 
-// Operation is the S3 API call a request makes. s3cond needs it for three
-// decisions: whether the call writes (authorisation), whether it can carry
-// write conditions (leases), and what to name it in logs and metrics.
-type Operation int
+// Operation is the S3 API call a request makes, by its S3 name. s3cond
+// needs it for four decisions: whether the call is forwarded at all (the
+// allow-list in allowlist.go), whether it writes (authorisation), whether
+// it can carry write conditions (leases), and what to name it in logs and
+// metrics.
+type Operation string
 
-// The S3 operations s3cond tells apart. Everything else is OtherRead or
-// OtherWrite and is forwarded unchanged.
-const (
-	OtherRead Operation = iota
-	OtherWrite
-	ListBuckets
-	CreateBucket
-	DeleteBucket
-	HeadBucket
-	ListObjects
-	ListObjectsV2
-	ListMultipartUploads
-	GetObject
-	HeadObject
-	PutObject
-	CopyObject
-	DeleteObject
-	DeleteObjects
-	CreateMultipartUpload
-	UploadPart
-	UploadPartCopy
-	CompleteMultipartUpload
-	AbortMultipartUpload
-	ListParts
-)
-
-var operationNames = [...]string{
-	OtherRead: "OtherRead", OtherWrite: "OtherWrite", ListBuckets: "ListBuckets",
-	CreateBucket: "CreateBucket", DeleteBucket: "DeleteBucket", HeadBucket: "HeadBucket",
-	ListObjects: "ListObjects", ListObjectsV2: "ListObjectsV2", ListMultipartUploads: "ListMultipartUploads",
-	GetObject: "GetObject", HeadObject: "HeadObject", PutObject: "PutObject", CopyObject: "CopyObject",
-	DeleteObject: "DeleteObject", DeleteObjects: "DeleteObjects", CreateMultipartUpload: "CreateMultipartUpload",
-	UploadPart: "UploadPart", UploadPartCopy: "UploadPartCopy", CompleteMultipartUpload: "CompleteMultipartUpload",
-	AbortMultipartUpload: "AbortMultipartUpload", ListParts: "ListParts",
-}
-
-func (o Operation) String() string { return operationNames[o] }
+func (o Operation) String() string { return string(o) }
 
 // Writes reports whether the operation changes state, so needs a read-write key.
-func (o Operation) Writes() bool {
-	switch o {
-	case OtherWrite, CreateBucket, DeleteBucket, PutObject, CopyObject, DeleteObject, DeleteObjects,
-		CreateMultipartUpload, UploadPart, UploadPartCopy, CompleteMultipartUpload, AbortMultipartUpload:
-		return true
-	}
-	return false
+func (o Operation) Writes() bool { return allowList.writes[o] }
+
+// ruleKey selects one row of the allow-list.
+type ruleKey struct {
+	level  pathLevel
+	method string
+	sub    string
 }
 
-// subresources that make a bucket- or object-level request something other
-// than the plain operation (ACLs, tagging, policies, ...). They are
-// forwarded as OtherRead/OtherWrite.
-func hasSubresource(q url.Values, names ...string) bool {
-	for _, n := range names {
-		if _, ok := q[n]; ok {
-			return true
-		}
-	}
-	return false
+// operationTable is the allow-list indexed for classify.
+type operationTable struct {
+	rules map[ruleKey]Operation
+	// writes says which operations need a read-write grant.
+	writes map[Operation]bool
+	// subresources are the query parameters that select an operation.
+	subresources map[string]bool
 }
 
-// classify names the operation of a request on bucket/key.
-func classify(method, bucket, key string, q url.Values, h http.Header) Operation {
-	other := OtherRead
-	if method != http.MethodGet && method != http.MethodHead {
-		other = OtherWrite
+// allowList is built once from the tables of allowlist.go; it is never
+// changed afterwards.
+var allowList = buildOperationTable()
+
+func buildOperationTable() operationTable {
+	t := operationTable{rules: map[ruleKey]Operation{}, writes: map[Operation]bool{}, subresources: map[string]bool{}}
+	add := func(r opRule) {
+		t.rules[ruleKey{r.level, r.method, r.sub}] = r.op
+		t.writes[r.op] = r.writes
+		if r.sub != "" {
+			t.subresources[r.sub] = true
+		}
 	}
-	if bucket == "" {
-		if method == http.MethodGet {
-			return ListBuckets
-		}
-		return other
+	for _, r := range coreOperations {
+		add(r)
 	}
-	if key == "" {
-		switch {
-		case method == http.MethodPost && hasSubresource(q, "delete"):
-			return DeleteObjects
-		case method == http.MethodGet && hasSubresource(q, "uploads"):
-			return ListMultipartUploads
-		case hasOtherBucketSubresource(q):
-			return other
-		case method == http.MethodGet && q.Get("list-type") == "2":
-			return ListObjectsV2
-		case method == http.MethodGet:
-			return ListObjects
-		case method == http.MethodPut:
-			return CreateBucket
-		case method == http.MethodDelete:
-			return DeleteBucket
-		case method == http.MethodHead:
-			return HeadBucket
+	for _, set := range []struct {
+		level pathLevel
+		subs  []subresource
+	}{{bucketLevel, bucketSubresources}, {objectLevel, objectSubresources}} {
+		for _, s := range set.subs {
+			for _, v := range []struct {
+				verb   verbs
+				method string
+				prefix string
+			}{{get, http.MethodGet, "Get"}, {put, http.MethodPut, "Put"}, {del, http.MethodDelete, "Delete"}} {
+				if s.verbs&v.verb != 0 {
+					add(opRule{set.level, v.method, s.name, Operation(v.prefix + s.opName), v.method != http.MethodGet})
+				}
+			}
 		}
-		return other
 	}
-	_, hasUploadID := q["uploadId"]
-	switch method {
-	case http.MethodGet:
-		if hasUploadID {
-			return ListParts
-		}
-		if hasSubresource(q, "acl", "tagging", "attributes", "retention", "legal-hold", "torrent") {
-			return OtherRead
-		}
-		return GetObject
-	case http.MethodHead:
-		return HeadObject
-	case http.MethodPut:
-		if hasSubresource(q, "acl", "tagging", "retention", "legal-hold") {
-			return OtherWrite
-		}
-		copySource := h.Get("X-Amz-Copy-Source") != ""
-		switch {
-		case hasUploadID && copySource:
-			return UploadPartCopy
-		case hasUploadID:
-			return UploadPart
-		case copySource:
-			return CopyObject
-		}
-		return PutObject
-	case http.MethodPost:
-		switch {
-		case hasSubresource(q, "uploads"):
-			return CreateMultipartUpload
-		case hasUploadID:
-			return CompleteMultipartUpload
-		}
-		return OtherWrite
-	case http.MethodDelete:
-		switch {
-		case hasUploadID:
-			return AbortMultipartUpload
-		case hasSubresource(q, "tagging"):
-			return OtherWrite
-		}
-		return DeleteObject
-	}
-	return other
+	// The refinements of refine().
+	t.writes[CopyObject], t.writes[UploadPartCopy], t.writes[ListObjectsV2] = true, true, false
+	return t
 }
 
-func hasOtherBucketSubresource(q url.Values) bool {
-	return hasSubresource(q, "acl", "policy", "cors", "lifecycle", "versioning", "tagging", "location",
-		"website", "logging", "notification", "replication", "encryption", "ownershipControls",
-		"object-lock", "publicAccessBlock", "accelerate", "requestPayment", "versions", "analytics",
-		"inventory", "metrics", "intelligent-tiering", "policyStatus")
+// classify names the operation of a request on t, or returns S3's answer
+// for a request that is no S3 operation s3cond forwards: 405
+// MethodNotAllowed for a method S3 does not have, 501 NotImplemented for an
+// unknown subresource, query parameter or method on that resource.
+func classify(method string, t target, q url.Values, h http.Header) (Operation, error) {
+	level, err := pathLevelOf(t)
+	if err != nil {
+		return Refused, err
+	}
+	if !s3Methods[method] {
+		return Refused, s3err.New(s3err.MethodNotAllowed).With("Method", method).With("ResourceType", level.resourceType())
+	}
+	sub, err := subresourceOf(q)
+	if err != nil {
+		return Refused, err
+	}
+	op, ok := allowList.rules[ruleKey{level, method, sub}]
+	if !ok {
+		what := "the " + strings.ToLower(level.resourceType())
+		if sub != "" {
+			what = "the " + sub + " subresource of " + what
+		}
+		return Refused, s3err.Newf(s3err.NotImplemented, "s3cond does not forward %s on %s.", method, what)
+	}
+	return refine(op, q, h)
+}
+
+// refine tells apart the operations S3 selects by something other than the
+// subresource: a copy source header, the listing version.
+func refine(op Operation, q url.Values, h http.Header) (Operation, error) {
+	if _, copySource := h["X-Amz-Copy-Source"]; copySource {
+		switch op {
+		case PutObject:
+			return CopyObject, nil
+		case UploadPart:
+			return UploadPartCopy, nil
+		}
+		// A store that routed this as a copy would read a source bucket
+		// nobody authorised.
+		return Refused, s3err.Newf(s3err.InvalidRequest, "The x-amz-copy-source header is only valid on CopyObject and UploadPartCopy.")
+	}
+	if op == ListObjects && q.Get("list-type") == "2" {
+		return ListObjectsV2, nil
+	}
+	return op, nil
+}
+
+func pathLevelOf(t target) (pathLevel, error) {
+	switch {
+	case t.Bucket == "" && t.Key == "":
+		return serviceLevel, nil
+	case t.Bucket == "":
+		return 0, s3err.Newf(s3err.InvalidURI, "The request path names an object without a bucket.")
+	case reservedBuckets[t.Bucket]:
+		return 0, reservedBucketError(t.Bucket)
+	case t.Key == "":
+		return bucketLevel, nil
+	}
+	return objectLevel, nil
+}
+
+func (l pathLevel) resourceType() string {
+	switch l {
+	case serviceLevel:
+		return "SERVICE"
+	case bucketLevel:
+		return "BUCKET"
+	}
+	return "OBJECT"
+}
+
+// subresourceOf returns the one subresource parameter of q ("" if none). A
+// query parameter the allow-list does not know, or two subresources at
+// once, is 501: the store might read either as the operation.
+func subresourceOf(q url.Values) (string, error) {
+	names := make([]string, 0, len(q))
+	for name := range q {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the same answer for the same request
+	sub := ""
+	for _, name := range names {
+		switch {
+		case allowList.subresources[name]:
+			if sub != "" {
+				return "", s3err.Newf(s3err.NotImplemented, "s3cond does not forward a request with two subresources (%s and %s).", sub, name)
+			}
+			sub = name
+		case ordinaryParameters[name], isAmzQueryParameter(name):
+		default:
+			return "", s3err.Newf(s3err.NotImplemented, "s3cond does not forward the query parameter %q.", name)
+		}
+	}
+	return sub, nil
+}
+
+// isAmzQueryParameter accepts x-amz-* query parameters: presigned URL
+// authentication and headers a presigning SDK hoisted into the query. A
+// hoisted copy source is refused: s3cond authorises the copy source header,
+// and a store that honours the parameter would copy from a bucket nobody
+// authorised.
+func isAmzQueryParameter(name string) bool {
+	lower := strings.ToLower(name)
+	return strings.HasPrefix(lower, "x-amz-") && !strings.HasPrefix(lower, "x-amz-copy-source")
+}
+
+func reservedBucketError(bucket string) error {
+	return s3err.Newf(s3err.InvalidBucketName,
+		"The bucket name %q is reserved: stores serve their admin API under it, and s3cond does not forward to it.", bucket).
+		With("BucketName", bucket)
+}
+
+// checkBackendBucket refuses a client bucket that a backend maps to a name
+// reserved for a store's admin API (pathLevelOf checks the client's name).
+func checkBackendBucket(b *Backend, bucket string) error {
+	if bucket != "" && reservedBuckets[b.BackendBucket(bucket)] {
+		return reservedBucketError(bucket)
+	}
+	return nil
 }

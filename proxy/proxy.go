@@ -6,9 +6,11 @@
 // The path of a request, in one read:
 //
 //	ServeHTTP (middleware: request ID, access log, recover)
-//	  → serveS3: resolveTarget → Authenticator.Verify → classify → authorise
+//	  → serveS3: route (resolveTarget, classify against the allow-list of allowlist.go,
+//	    the Connection header check) → Authenticator.Verify → authorise
 //	  → conditional write?  serveConditional* (conditional.go): HEAD, lease, forward with a gated body
 //	  → DeleteObjects with ETags?  serveDeleteObjects (deleteobjects.go)
+//	  → ListBuckets?  serveListBuckets (listbuckets.go): only the key's granted buckets
 //	  → otherwise forward (forward.go): stream the verified body, copy the response back
 package proxy
 
@@ -138,24 +140,13 @@ type call struct {
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
-	c := &call{w: w, r: r, id: requestID(r.Context()), info: infoFrom(r.Context())}
-	t, err := resolveTarget(r, p.domain)
-	if err != nil {
+	c := &call{w: w, r: r, id: requestID(r.Context()), info: infoFrom(r.Context()), op: Refused}
+	// Until it is classified, a request is one s3cond refuses.
+	c.info.set(func(i *requestInfo) { i.op = Refused })
+	if err := p.route(c); err != nil {
 		p.fail(c, err)
 		return
 	}
-	c.target = t
-	c.backend = p.backendFor(t.Bucket)
-	// r.URL.Query() drops what it cannot parse, including everything past
-	// net/url's parameter limit: a request it misread (a CreateMultipartUpload
-	// seen as a PutObject) must be refused, not classified.
-	query, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		p.fail(c, s3err.Newf(s3err.InvalidArgument, "The query string could not be parsed.").With("ArgumentName", "query"))
-		return
-	}
-	c.op = classify(r.Method, t.Bucket, t.Key, query, r.Header)
-	c.info.set(func(i *requestInfo) { i.op, i.bucket, i.key = c.op, t.Bucket, t.Key })
 
 	auth, err := p.auth.Verify(r)
 	if err != nil {
@@ -189,8 +180,46 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	case DeleteObjects:
 		p.serveDeleteObjects(c)
 		return
+	case ListBuckets:
+		p.serveListBuckets(c)
+		return
 	}
 	p.forward(c, p.clientBody(c))
+}
+
+// route finds what the request addresses, the backend serving it and the
+// S3 operation it makes. Whatever the allow-list does not know, and a
+// Connection header that would remove a header, is refused here, before
+// anything reaches the backend.
+func (p *Proxy) route(c *call) error {
+	r := c.r
+	t, err := resolveTarget(r, p.domain)
+	if err != nil {
+		return err
+	}
+	c.target = t
+	c.backend = p.backendFor(t.Bucket)
+	c.info.set(func(i *requestInfo) { i.bucket, i.key = t.Bucket, t.Key })
+	// r.URL.Query() drops what it cannot parse, including everything past
+	// net/url's parameter limit: a request it misread (a CreateMultipartUpload
+	// seen as a PutObject) must be refused, not classified.
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return s3err.Newf(s3err.InvalidArgument, "The query string could not be parsed.").With("ArgumentName", "query")
+	}
+	op, err := classify(r.Method, t, query, r.Header)
+	if err != nil {
+		return err
+	}
+	if err := checkBackendBucket(c.backend, t.Bucket); err != nil {
+		return err
+	}
+	if err := checkConnectionHeader(r.Header); err != nil {
+		return err
+	}
+	c.op = op
+	c.info.set(func(i *requestInfo) { i.op = op })
+	return nil
 }
 
 // backendFor returns the backend that serves a client bucket.

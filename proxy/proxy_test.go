@@ -33,23 +33,31 @@ const (
 	testKeyID  = "AKIDPROXYTEST"
 	testSecret = "proxy-test-secret"
 	readOnlyID = "AKIDREADONLY"
+	// grantedID may read and write only the buckets alpha and granted-*.
+	grantedID  = "AKIDGRANTED"
 	bucketName = "proxytest"
 )
 
 // staticKeys stands for internal/access.Keyring: one read-write key for all
-// buckets, one read-only key.
+// buckets, one read-only key, one key granted some buckets.
 type staticKeys struct{}
 
 func (staticKeys) Secret(id string) (string, bool) {
 	switch id {
-	case testKeyID, readOnlyID:
+	case testKeyID, readOnlyID, grantedID:
 		return testSecret, true
 	}
 	return "", false
 }
 
 func (staticKeys) Allowed(id, bucket string, write bool) bool {
-	return id == testKeyID || (id == readOnlyID && !write)
+	switch id {
+	case grantedID:
+		return bucket == "" || bucket == "alpha" || strings.HasPrefix(bucket, "granted-")
+	case readOnlyID:
+		return !write
+	}
+	return id == testKeyID
 }
 
 type fixture struct {
@@ -79,6 +87,10 @@ type fixtureOptions struct {
 	leaseTable dynamolease.Table
 	// keyPolicy is backend.key_policy (default strict).
 	keyPolicy KeyPolicy
+	// bucketMap is backend.buckets: client bucket name → the backend's.
+	bucketMap map[string]string
+	// observer is told about every finished request (metrics).
+	observer RequestObserver
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
@@ -87,6 +99,7 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	backend.NativeConditional = o.native
 	backend.ForwardPayloadHash = o.forwardPayloadHash
 	backend.KeyPolicy = o.keyPolicy
+	backend.Buckets = o.bucketMap
 	table := o.leaseTable
 	if table == nil {
 		table = dynamolease.NewMemTable()
@@ -104,6 +117,7 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 		LeaseTimeout:       5 * time.Second,
 		Log:                zerolog.Nop(),
 		SerializeAllWrites: func(string) bool { return o.strict },
+		Observer:           o.observer,
 	})
 	front := httptest.NewServer(p)
 	t.Cleanup(front.Close)

@@ -1,0 +1,161 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+)
+
+// maxListBucketsBody bounds the backend's ListBuckets answer s3cond reads
+// to filter: S3 lists at most 10,000 buckets a page, well under 16 MiB.
+const maxListBucketsBody = 16 << 20
+
+// listAllMyBucketsResult is S3's ListBuckets answer. Decoding matches local
+// names only, so a store that omits the namespace is read too.
+type listAllMyBucketsResult struct {
+	XMLName           xml.Name       `xml:"ListAllMyBucketsResult"`
+	Xmlns             string         `xml:"xmlns,attr,omitempty"`
+	Owner             *bucketOwner   `xml:"Owner,omitempty"`
+	Buckets           bucketsElement `xml:"Buckets"`
+	ContinuationToken string         `xml:"ContinuationToken,omitempty"`
+	Prefix            string         `xml:"Prefix,omitempty"`
+}
+
+// bucketsElement is always encoded, empty or not, as S3 does.
+type bucketsElement struct {
+	Bucket []listedBucket `xml:"Bucket"`
+}
+
+type bucketOwner struct {
+	ID          string `xml:"ID"`
+	DisplayName string `xml:"DisplayName,omitempty"`
+}
+
+type listedBucket struct {
+	Name         string `xml:"Name"`
+	CreationDate string `xml:"CreationDate"`
+	BucketRegion string `xml:"BucketRegion,omitempty"`
+	BucketArn    string `xml:"BucketArn,omitempty"`
+}
+
+const s3Namespace = "http://s3.amazonaws.com/doc/2006-03-01/"
+
+// serveListBuckets forwards ListBuckets and answers with only the buckets
+// the key is granted, under the names the client uses for them. Paging
+// (max-buckets, continuation-token) is the backend's: a page may come back
+// shorter, or empty with a continuation token, as S3 allows.
+func (p *Proxy) serveListBuckets(c *call) {
+	req, _, err := p.outboundRequest(c, p.clientBody(c))
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	// The answer is parsed, so it must not come compressed.
+	req.Header.Del("Accept-Encoding")
+	prefix := req.URL.Query().Get("prefix")
+	if prefix != "" && len(c.backend.Buckets) > 0 {
+		// The prefix is of client names; the backend's names may differ,
+		// so filter here instead.
+		q := req.URL.Query()
+		q.Del("prefix")
+		req.URL.RawQuery = q.Encode()
+	} else {
+		prefix = ""
+	}
+	resp, err := c.backend.Client.Do(req)
+	if err != nil {
+		p.fail(c, backendError(err))
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		copyResponseHeader(c.w.Header(), resp.Header, c.id)
+		c.w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(c.w, resp.Body)
+		return
+	}
+	body, err := p.filterBucketList(c, resp.Body, prefix)
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	copyResponseHeader(c.w.Header(), resp.Header, c.id)
+	for _, h := range []string{"Content-Encoding", "Content-Md5", "Etag", "Transfer-Encoding"} {
+		c.w.Header().Del(h)
+	}
+	c.w.Header().Set("Content-Type", "application/xml")
+	c.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	c.w.WriteHeader(http.StatusOK)
+	_, _ = c.w.Write(body)
+}
+
+// filterBucketList reads the backend's ListAllMyBucketsResult and encodes
+// it again with only the buckets the call's key may read.
+func (p *Proxy) filterBucketList(c *call, r io.Reader, prefix string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxListBucketsBody+1))
+	if err != nil {
+		return nil, backendError(err)
+	}
+	if len(data) > maxListBucketsBody {
+		return nil, s3err.Newf(s3err.BadGateway, "The backend's bucket list is larger than s3cond reads.")
+	}
+	var list listAllMyBucketsResult
+	if err := xml.Unmarshal(data, &list); err != nil {
+		return nil, s3err.Wrap(s3err.BadGateway, fmt.Errorf("parse the backend's ListBuckets answer: %w", err))
+	}
+	clientNames := clientBucketNames(c.backend)
+	var kept []listedBucket
+	for _, b := range list.Buckets.Bucket {
+		for _, name := range clientNames(b.Name) {
+			if p.listable(c, name, prefix) {
+				b.Name = name
+				kept = append(kept, b)
+			}
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].Name < kept[j].Name })
+	list.Buckets.Bucket, list.Xmlns, list.Prefix = kept, s3Namespace, ""
+	if q := c.r.URL.Query(); q.Has("prefix") {
+		list.Prefix = q.Get("prefix")
+	}
+	var out bytes.Buffer
+	out.WriteString(xml.Header)
+	if err := xml.NewEncoder(&out).Encode(list); err != nil {
+		return nil, s3err.Wrap(s3err.InternalError, fmt.Errorf("encode ListBuckets: %w", err))
+	}
+	return out.Bytes(), nil
+}
+
+// listable reports whether the client sees bucket (a client name) in its
+// list: granted to its key for reading, served by the backend that was
+// asked, not reserved, and under the prefix.
+func (p *Proxy) listable(c *call, bucket, prefix string) bool {
+	return strings.HasPrefix(bucket, prefix) && !reservedBuckets[bucket] &&
+		p.backendFor(bucket) == c.backend && p.access.Allowed(c.auth.AccessKeyID, bucket, false)
+}
+
+// clientBucketNames returns the function mapping a backend bucket name to
+// the client names listed for it: those backend.buckets maps to it, else
+// the name itself, unless backend.buckets maps that name to another bucket.
+func clientBucketNames(b *Backend) func(backendName string) []string {
+	byBackend := make(map[string][]string, len(b.Buckets))
+	for client, backend := range b.Buckets {
+		byBackend[backend] = append(byBackend[backend], client)
+	}
+	return func(name string) []string {
+		if names, ok := byBackend[name]; ok {
+			return names
+		}
+		if _, mapped := b.Buckets[name]; mapped {
+			return nil
+		}
+		return []string{name}
+	}
+}

@@ -1,0 +1,90 @@
+package proxy
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// TestListBucketsListsOnlyGrantedBuckets: ListBuckets was forwarded as it
+// was, so a key granted one bucket listed the whole store. Now each key
+// sees the buckets it may read, under the client's names (backend.buckets
+// maps mapped-client to the store's mapped-store), with the store's Owner.
+func TestListBucketsListsOnlyGrantedBuckets(t *testing.T) {
+	f := newFixtureWith(t, fixtureOptions{bucketMap: map[string]string{"mapped-client": "mapped-store"}})
+	ctx := context.Background()
+	for _, b := range []string{"alpha", "beta", "granted-1", "mapped-client"} {
+		if _, err := f.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+			t.Fatalf("create %s: %v", b, err)
+		}
+	}
+	direct := newClient(f.backend.URL, testKeyID) // gofakes3 checks no signature
+	storeList, err := direct.ListBuckets(ctx, &s3.ListBucketsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := bucketNames(storeList); !slices.Contains(names, "mapped-store") {
+		t.Fatalf("the store holds %v, want mapped-store among them", names)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		key    string
+		prefix string
+		want   []string
+	}{
+		{"a key granted alpha and granted-*", grantedID, "", []string{"alpha", "granted-1"}},
+		{"the same with a prefix", grantedID, "gr", []string{"granted-1"}},
+		{"a prefix nothing granted matches", grantedID, "zz", nil},
+		{"a key granted every bucket", testKeyID, "", []string{"alpha", "beta", "granted-1", "mapped-client", bucketName}},
+		{"a read-only key granted every bucket", readOnlyID, "", []string{"alpha", "beta", "granted-1", "mapped-client", bucketName}},
+		{"a prefix of a mapped client name", testKeyID, "mapped-c", []string{"mapped-client"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := &s3.ListBucketsInput{}
+			if tc.prefix != "" {
+				in.Prefix = aws.String(tc.prefix)
+			}
+			out, err := newClient(f.proxyURL, tc.key).ListBuckets(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bucketNames(out); !slices.Equal(got, tc.want) {
+				t.Fatalf("listed %v, want %v", got, tc.want)
+			}
+			if storeList.Owner != nil && (out.Owner == nil || aws.ToString(out.Owner.ID) != aws.ToString(storeList.Owner.ID)) {
+				t.Fatalf("owner %+v, want the store's %+v", out.Owner, storeList.Owner)
+			}
+			if tc.prefix != "" && aws.ToString(out.Prefix) != tc.prefix {
+				t.Fatalf("prefix %q, want %q", aws.ToString(out.Prefix), tc.prefix)
+			}
+		})
+	}
+}
+
+func bucketNames(out *s3.ListBucketsOutput) []string {
+	var names []string
+	for _, b := range out.Buckets {
+		names = append(names, aws.ToString(b.Name))
+	}
+	return names
+}
+
+func TestClientBucketNames(t *testing.T) {
+	names := clientBucketNames(&Backend{Buckets: map[string]string{"a": "store-a", "b": "store-a", "store-b": "c"}})
+	for backend, want := range map[string][]string{
+		"store-a": {"a", "b"},  // two client names for one store bucket
+		"plain":   {"plain"},   // not mapped: its own name
+		"store-b": nil,         // its name addresses c, so it is unreachable as itself
+		"c":       {"store-b"}, // listed under the name that reaches it
+	} {
+		got := names(backend)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("client names of %s = %v, want %v", backend, got, want)
+		}
+	}
+}
