@@ -70,7 +70,13 @@ type envSetup struct {
 	proxies   int
 	configure []func(*Config)
 	env       []string
+	// backendIAM starts versitygw with its IAM service (admin API users).
+	backendIAM bool
 }
+
+// WithBackendIAM starts versitygw with its internal IAM service, so that
+// its admin API creates real accounts.
+func WithBackendIAM() Option { return func(s *envSetup) { s.backendIAM = true } }
 
 // WithConfig lets a test change s3cond's configuration before it starts.
 func WithConfig(change func(*Config)) Option {
@@ -94,7 +100,12 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	for _, opt := range opts {
 		opt(&setup)
 	}
-	e := &Env{Mode: TargetMode(), Backend: testservers.StartVersityGW(t)}
+	e := &Env{Mode: TargetMode()}
+	if setup.backendIAM {
+		e.Backend = testservers.StartVersityGWWithIAM(t)
+	} else {
+		e.Backend = testservers.StartVersityGW(t)
+	}
 	if e.Mode == ModeDirect {
 		e.Endpoint = e.Backend.Endpoint
 		own := Credentials{e.Backend.AccessKey, e.Backend.Secret}
