@@ -62,7 +62,10 @@ func isChecksumHeader(name string) bool {
 
 // outboundHeader builds the backend request's header from the client's:
 // hop-by-hop, authentication and framing headers removed, aws-chunked
-// dropped from Content-Encoding, checksums kept only when forwarded.
+// dropped from Content-Encoding, checksums kept only when forwarded. The
+// headers its Connection header names are dropped too; checkConnectionHeader
+// has refused any request whose Connection header names more than hop-by-hop
+// headers, so this drops nothing that was signed or classified on.
 func outboundHeader(in http.Header, forwardChecksums, stripConditions bool) http.Header {
 	out := make(http.Header, len(in))
 	listed := connectionListed(in)
