@@ -135,3 +135,39 @@ func presignWithHeader(t *testing.T, rawURL string, cred Credentials, name, valu
 	}
 	return signed
 }
+
+// TestSecurityListBucketsShowsGrantedBuckets (issue 13, hole 5): a key
+// granted only granted-* listed every bucket of the store. The list is now
+// the store's answer filtered by the key's grants, paging included.
+func TestSecurityListBucketsShowsGrantedBuckets(t *testing.T) {
+	e := NewEnv(t)
+	e.RequireProxy(t)
+	rw := e.Client(t, e.RW)
+	for _, b := range []string{"granted-a", "granted-b", "private-c", "secret-d"} {
+		CreateBucket(t, rw, b)
+	}
+	list := func(cred Credentials, in *s3.ListBucketsInput) []string {
+		t.Helper()
+		var names []string
+		pages := s3.NewListBucketsPaginator(e.Client(t, cred), in)
+		for pages.HasMorePages() {
+			out, err := pages.NextPage(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range out.Buckets {
+				names = append(names, aws.ToString(b.Name))
+			}
+		}
+		return names
+	}
+	if got := strings.Join(list(e.Granted, &s3.ListBucketsInput{}), ","); got != "granted-a,granted-b" {
+		t.Errorf("the granted key lists %s, want granted-a,granted-b", got)
+	}
+	if got := strings.Join(list(e.Granted, &s3.ListBucketsInput{MaxBuckets: aws.Int32(1)}), ","); got != "granted-a,granted-b" {
+		t.Errorf("the granted key lists %s one bucket a page, want granted-a,granted-b", got)
+	}
+	if got := strings.Join(list(e.RW, &s3.ListBucketsInput{}), ","); got != "granted-a,granted-b,private-c,secret-d" {
+		t.Errorf("the key granted * lists %s, want every bucket", got)
+	}
+}
