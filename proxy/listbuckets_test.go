@@ -2,11 +2,17 @@ package proxy
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/sigv4"
 )
 
 // TestListBucketsListsOnlyGrantedBuckets: ListBuckets was forwarded as it
@@ -86,5 +92,38 @@ func TestClientBucketNames(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("client names of %s = %v, want %v", backend, got, want)
 		}
+	}
+}
+
+func TestFilterBucketListDocument(t *testing.T) {
+	backend := &Backend{}
+	p := &Proxy{access: staticKeys{}, backend: backend}
+	c := &call{r: httptest.NewRequest(http.MethodGet, "/", nil), backend: backend, auth: &sigv4.Request{AccessKeyID: grantedID}}
+
+	// A store that omits the namespace and adds elements s3cond does not know.
+	in := `<ListAllMyBucketsResult><Owner><ID>o1</ID><DisplayName>root</DisplayName></Owner>
+		<Buckets><Bucket><Name>alpha</Name><CreationDate>2025-01-01T00:00:00.000Z</CreationDate><Extra>x</Extra></Bucket>
+		<Bucket><Name>beta</Name><CreationDate>2025-01-02T00:00:00.000Z</CreationDate></Bucket></Buckets>
+		<ContinuationToken>next</ContinuationToken></ListAllMyBucketsResult>`
+	out, err := p.filterBucketList(c, strings.NewReader(in), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`xmlns="` + s3Namespace + `"`, "<ID>o1</ID>", "<DisplayName>root</DisplayName>",
+		"<Name>alpha</Name>", "<CreationDate>2025-01-01T00:00:00.000Z</CreationDate>", "<ContinuationToken>next</ContinuationToken>"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("filtered list lacks %s: %s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "beta") {
+		t.Errorf("filtered list shows an ungranted bucket: %s", out)
+	}
+
+	out, err = p.filterBucketList(c, strings.NewReader(`<ListAllMyBucketsResult><Buckets><Bucket><Name>beta</Name></Bucket></Buckets></ListAllMyBucketsResult>`), "")
+	if err != nil || !strings.Contains(string(out), "<Buckets></Buckets>") {
+		t.Errorf("nothing granted: %s, %v; want an empty Buckets element", out, err)
+	}
+	if _, err := p.filterBucketList(c, strings.NewReader("<html>not a bucket list"), ""); !s3err.Is(err, s3err.BadGateway) {
+		t.Errorf("garbage from the store: %v, want BadGateway", err)
 	}
 }
