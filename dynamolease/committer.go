@@ -19,12 +19,13 @@ type Committer struct {
 	opts     Options
 	log      zerolog.Logger
 	local    *localQueue
+	seen     *sightings // when this process first saw each row it waits for
 	attempts atomic.Uint64 // makes each Acquire's owner attribute unique
 }
 
 // NewCommitter returns a Committer on t; zero fields of opts take defaults.
 func NewCommitter(t Table, opts Options, log zerolog.Logger) *Committer {
-	return &Committer{table: t, opts: opts.withDefaults(), log: log, local: newLocalQueue()}
+	return &Committer{table: t, opts: opts.withDefaults(), log: log, local: newLocalQueue(), seen: newSightings(maxSightings)}
 }
 
 // Options returns the options in force, defaults filled in.
@@ -177,8 +178,7 @@ func (c *Committer) acquireFromTable(ctx context.Context, a *attempt, stale *hel
 	var (
 		row       *Record // the row as last read; nil when it has to be (re)created
 		tryCreate = true
-		seenGen   uint64
-		firstSeen time.Time // monotonic time seenGen was first seen; zero before any row
+		firstSeen time.Time // monotonic time this process first saw row's version
 	)
 	nextCheck := time.Now().Add(c.opts.PollInterval)
 	for {
@@ -198,22 +198,13 @@ func (c *Committer) acquireFromTable(ctx context.Context, a *attempt, stale *hel
 			row = existing
 		}
 		if row != nil {
-			if firstSeen.IsZero() || row.Generation != seenGen {
-				seenGen, firstSeen = row.Generation, time.Now()
-				if stale != nil && row.Generation == stale.generation && row.Owner == stale.owner {
-					firstSeen = stale.acquired
-				}
-			}
+			firstSeen = c.sawRow(a.key, row, stale)
 			if row.Released || time.Since(firstSeen) >= c.opts.staleAfter(row.Timeout) {
-				if row.Released {
-					if err := a.runCheck(ctx); err != nil {
-						return nil, err
-					}
-				}
-				lease, current, err := c.takeOver(ctx, a, seenGen, row.Released)
+				lease, current, err := c.takeOverRow(ctx, a, row)
 				if err != nil || lease != nil {
 					return lease, err
 				}
+				seenGen := row.Generation
 				row, tryCreate = current, current == nil
 				if current == nil || current.Generation != seenGen {
 					continue
@@ -221,6 +212,7 @@ func (c *Committer) acquireFromTable(ctx context.Context, a *attempt, stale *hel
 				// A table that refuses a takeover yet shows the generation
 				// we conditioned on must not make us spin: watch it afresh.
 				firstSeen = time.Now()
+				c.seen.restart(a.key, current, firstSeen)
 			}
 		}
 
@@ -250,6 +242,40 @@ func (c *Committer) acquireFromTable(ctx context.Context, a *attempt, stale *hel
 		}
 		row, tryCreate = current, current == nil
 	}
+}
+
+// sawRow returns when this process first saw row's version, in this Acquire
+// or an earlier one. stale, when set, is a lease of this process that went
+// stale: if the row still shows it, this process has seen that version since
+// it wrote it.
+func (c *Committer) sawRow(k localKey, row *Record, stale *heldLease) time.Time {
+	if row.Released {
+		// Taken over at once; nothing to remember.
+		c.seen.forget(k)
+		return time.Now()
+	}
+	first := c.seen.firstSeen(k, row, time.Now(), c.opts.staleAfter(row.Timeout))
+	if stale != nil && row.Generation == stale.generation && row.Owner == stale.owner && stale.acquired.Before(first) {
+		c.seen.backdate(k, row, stale.acquired)
+		first = stale.acquired
+	}
+	return first
+}
+
+// takeOverRow takes row over: a released row once the precondition still
+// holds, a stale one at once. Winning it ends what this process remembers of
+// the row; losing returns the row as it now is (nil when gone).
+func (c *Committer) takeOverRow(ctx context.Context, a *attempt, row *Record) (*Lease, *Record, error) {
+	if row.Released {
+		if err := a.runCheck(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	lease, current, err := c.takeOver(ctx, a, row.Generation, row.Released)
+	if lease != nil {
+		c.seen.forget(a.key)
+	}
+	return lease, current, err
 }
 
 // create writes generation 0. It returns the lease, or the existing row

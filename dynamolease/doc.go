@@ -24,8 +24,11 @@
 // while the holder's lease is live, re-checking its precondition every poll
 // interval, and takes the row over (generation+1, conditional on the
 // generation it saw) once timeout × MaxClockSkewRate has passed on the local
-// monotonic clock since it first saw that generation, or at once if the holder
-// marked it released. Holding the lease it re-checks the precondition once
+// monotonic clock since this process first saw that version of the row, or
+// at once if the holder marked it released. The first sighting counts across
+// Acquire calls (sightings.go): a holder that crashed is taken over timeout ×
+// MaxClockSkewRate after the process first saw its row, by whichever call is
+// waiting then or comes next, however short each call's WaitBudget. Holding the lease it re-checks the precondition once
 // more: that re-check is what makes taking over a released lease safe.
 // Records are never deleted (TTL removes them): deleting one would let a
 // writer that checked the object before the last write landed take a fresh
