@@ -19,7 +19,7 @@ type Committer struct {
 	opts     Options
 	log      zerolog.Logger
 	local    *localQueue
-	seen     *sightings // when this process first saw each row it waits for
+	seen     *sightings    // when this process first saw each row it waits for
 	attempts atomic.Uint64 // makes each Acquire's owner attribute unique
 }
 
