@@ -44,6 +44,9 @@ type DynamoTable struct {
 	client      DynamoAPI
 	name        string
 	callTimeout time.Duration
+	// arrowRSBucket, when set, is the one bucket whose leases the table
+	// holds, keyed by object key alone (keyformat.go).
+	arrowRSBucket string
 }
 
 // DynamoOption tunes a DynamoTable.
@@ -81,15 +84,21 @@ func (t *DynamoTable) Replace(ctx context.Context, r Record, seen uint64) (*Reco
 }
 
 func (t *DynamoTable) put(ctx context.Context, r Record, condition string, values map[string]types.AttributeValue) (*Record, error) {
+	rowPath, err := t.writablePath(r.Path)
+	if err != nil {
+		return nil, err
+	}
 	callCtx, cancel := context.WithTimeout(ctx, t.callTimeout)
 	defer cancel()
 	names := map[string]string{"#pk": attrPath}
 	if values != nil {
 		names["#gen"] = attrGeneration
 	}
-	_, err := t.client.PutItem(callCtx, &dynamodb.PutItemInput{
+	item := encodeItem(r)
+	item[attrPath] = str(rowPath)
+	_, err = t.client.PutItem(callCtx, &dynamodb.PutItemInput{
 		TableName:                           aws.String(t.name),
-		Item:                                encodeItem(r),
+		Item:                                item,
 		ConditionExpression:                 aws.String(condition),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
@@ -107,6 +116,7 @@ func (t *DynamoTable) put(ctx context.Context, r Record, condition string, value
 		if err != nil {
 			return nil, err
 		}
+		current.Path = r.Path
 		return current, ErrConditionFailed
 	}
 	current, err := t.Get(ctx, r.Path, r.ETag)
@@ -118,11 +128,15 @@ func (t *DynamoTable) put(ctx context.Context, r Record, condition string, value
 
 // Get implements Table with a strongly consistent GetItem.
 func (t *DynamoTable) Get(ctx context.Context, path, etag string) (*Record, error) {
+	// A read of another bucket's lease (the readiness probe's) reads the
+	// path unchanged: no write ever makes such a row, so it reads as absent
+	// and still proves the table answers.
+	rowPath, _ := t.rowPath(path)
 	callCtx, cancel := context.WithTimeout(ctx, t.callTimeout)
 	defer cancel()
 	out, err := t.client.GetItem(callCtx, &dynamodb.GetItemInput{
 		TableName:      aws.String(t.name),
-		Key:            map[string]types.AttributeValue{attrPath: str(path), attrETag: str(etag)},
+		Key:            map[string]types.AttributeValue{attrPath: str(rowPath), attrETag: str(etag)},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
@@ -131,7 +145,12 @@ func (t *DynamoTable) Get(ctx context.Context, path, etag string) (*Record, erro
 	if len(out.Item) == 0 {
 		return nil, nil
 	}
-	return decodeItem(out.Item)
+	r, err := decodeItem(out.Item)
+	if err != nil {
+		return nil, err
+	}
+	r.Path = path
+	return r, nil
 }
 
 func encodeItem(r Record) map[string]types.AttributeValue {

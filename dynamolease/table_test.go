@@ -139,6 +139,12 @@ func TestDynamoOnMoto(t *testing.T) {
 		tbl := newDynamoTable(t, client)
 		tabletest.Run(t, func(t *testing.T) dynamolease.Table { return tbl })
 	})
+	t.Run("ConformanceArrowRSKeys", func(t *testing.T) {
+		// The conformance paths are all in bucket "bucket".
+		plain := newDynamoTable(t, client)
+		tbl := dynamolease.NewDynamoTable(client, plain.Name(), dynamolease.WithArrowRSKeys("bucket"))
+		tabletest.Run(t, func(t *testing.T) dynamolease.Table { return tbl })
+	})
 	t.Run("CreateTableIsIdempotentAndEnablesTTL", func(t *testing.T) {
 		ctx := testContext(t, 30*time.Second)
 		name := "leases-idempotent"
@@ -157,7 +163,8 @@ func TestDynamoOnMoto(t *testing.T) {
 		}
 	})
 	t.Run("ArrowRsRecordIsHonoured", func(t *testing.T) {
-		testArrowRsRecord(t, client, newDynamoTable(t, client))
+		plain := newDynamoTable(t, client)
+		testArrowRsRecord(t, client, dynamolease.NewDynamoTable(client, plain.Name(), dynamolease.WithArrowRSKeys("bucket")))
 	})
 }
 
@@ -176,7 +183,8 @@ func TestDynamoOnDynalite(t *testing.T) {
 }
 
 // testArrowRsRecord writes exactly the item arrow-rs's DynamoCommit writes
-// for a create and checks that a Committer waits on it and takes it over
+// for a create of "arrow" in bucket "bucket" (its path carries no bucket)
+// and checks, on a table keyed in arrow-rs format, that a Committer waits on it and takes it over
 // only after timeout × skew.
 func testArrowRsRecord(t *testing.T, client *dynamodb.Client, tbl *dynamolease.DynamoTable) {
 	ctx := testContext(t, 30*time.Second)
@@ -185,7 +193,7 @@ func testArrowRsRecord(t *testing.T, client *dynamodb.Client, tbl *dynamolease.D
 	_, err := client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(name),
 		Item: map[string]types.AttributeValue{
-			"path":       &types.AttributeValueMemberS{Value: "bucket/arrow"},
+			"path":       &types.AttributeValueMemberS{Value: "arrow"},
 			"etag":       &types.AttributeValueMemberS{Value: "*"},
 			"generation": &types.AttributeValueMemberN{Value: "0"},
 			"timeout":    &types.AttributeValueMemberN{Value: fmt.Sprint(rowTimeout.Milliseconds())},

@@ -254,7 +254,7 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 		if err != nil {
 			return nil, nil, err
 		}
-		table = dynamolease.NewDynamoTable(client, cfg.Lease.DynamoDB.Table)
+		table = newDynamoLeaseTable(client, cfg)
 	default:
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("data_dir: %w", err)

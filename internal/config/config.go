@@ -50,6 +50,9 @@ const (
 
 	LeaseStoreEmbedded = "embedded"
 	LeaseStoreDynamoDB = "dynamodb"
+
+	KeyFormatBucketKey = "bucket-key"
+	KeyFormatArrowRS   = "arrow-rs"
 	LeaseStoreMemory   = "memory"
 
 	SerializeConditionalOnly = "conditional-only"
@@ -193,6 +196,11 @@ type DynamoDB struct {
 	Region      string      `yaml:"region"`
 	Endpoint    string      `yaml:"endpoint"`
 	Credentials Credentials `yaml:"credentials"`
+	// KeyFormat names the rows: bucket-key ("<bucket>/<key>", any number
+	// of buckets) or arrow-rs (the key alone, as arrow-rs object_store's
+	// DynamoCommit; then Bucket is the one backend bucket leased).
+	KeyFormat string `yaml:"key_format"`
+	Bucket    string `yaml:"bucket"`
 }
 
 // Log configures zerolog.
@@ -251,8 +259,9 @@ func Default() *Config {
 		Lease: Lease{
 			Store: LeaseStoreEmbedded,
 			DynamoDB: DynamoDB{
-				Table:  "s3cond-leases",
-				Region: "us-east-1",
+				Table:     "s3cond-leases",
+				Region:    "us-east-1",
+				KeyFormat: KeyFormatBucketKey,
 				Credentials: Credentials{
 					Source: CredentialsDefault,
 				},

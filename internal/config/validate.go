@@ -328,6 +328,9 @@ func (c *Config) validateLease() error {
 		if err := validateCredentials(d.Credentials, "lease.dynamodb.credentials"); err != nil {
 			return err
 		}
+		if err := validateKeyFormat(d); err != nil {
+			return err
+		}
 	default:
 		return keyError("lease.store", "must be %s, %s or %s, not %q", LeaseStoreEmbedded, LeaseStoreDynamoDB, LeaseStoreMemory, l.Store)
 	}
@@ -419,4 +422,25 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// validateKeyFormat: rows in arrow-rs format carry no bucket, so the table
+// can lease one backend bucket only, and the config must name it.
+func validateKeyFormat(d DynamoDB) error {
+	switch d.KeyFormat {
+	case KeyFormatBucketKey:
+		if d.Bucket != "" {
+			return keyError("lease.dynamodb.bucket", "is only for key_format %s", KeyFormatArrowRS)
+		}
+	case KeyFormatArrowRS:
+		if d.Bucket == "" {
+			return keyError("lease.dynamodb.bucket", "must name the one backend bucket leased when key_format is %s (its rows carry no bucket)", KeyFormatArrowRS)
+		}
+		if !IsBucketName(d.Bucket) {
+			return keyError("lease.dynamodb.bucket", "%q is not a valid S3 bucket name", d.Bucket)
+		}
+	default:
+		return keyError("lease.dynamodb.key_format", "must be %s or %s, not %q", KeyFormatBucketKey, KeyFormatArrowRS, d.KeyFormat)
+	}
+	return nil
 }

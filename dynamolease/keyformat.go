@@ -1,0 +1,56 @@
+package dynamolease
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// KeyFormat says how a DynamoTable names a lease row (its partition key).
+type KeyFormat string
+
+const (
+	// KeyFormatBucketKey names a row "<bucket>/<key>", so one table serves
+	// any number of buckets. Only s3cond writes rows so.
+	KeyFormatBucketKey KeyFormat = "bucket-key"
+	// KeyFormatArrowRS names a row by the object key alone, as Apache
+	// arrow-rs object_store's DynamoCommit does (its Path is relative to
+	// the bucket): s3cond and arrow-rs clients of that one bucket then
+	// contend on the same rows. A table so keyed serves one bucket.
+	KeyFormatArrowRS KeyFormat = "arrow-rs"
+)
+
+// ErrOtherBucket is returned for a lease write on a bucket that an arrow-rs
+// keyed table does not serve: its rows carry no bucket, so leases of two
+// buckets would collide.
+var ErrOtherBucket = errors.New("dynamolease: the lease table is keyed in arrow-rs format for another bucket")
+
+// WithArrowRSKeys names rows as arrow-rs object_store's DynamoCommit does,
+// for the one bucket it serves: the lease path "<bucket>/<key>" becomes the
+// row key "<key>". Writes of any other bucket's leases fail with
+// ErrOtherBucket.
+func WithArrowRSKeys(bucket string) DynamoOption {
+	return func(t *DynamoTable) { t.arrowRSBucket = bucket }
+}
+
+// rowPath is the partition key of the lease on path; ok is false when the
+// table does not serve path's bucket.
+func (t *DynamoTable) rowPath(path string) (row string, ok bool) {
+	if t.arrowRSBucket == "" {
+		return path, true
+	}
+	key, found := strings.CutPrefix(path, t.arrowRSBucket+"/")
+	if !found || key == "" {
+		return path, false
+	}
+	return key, true
+}
+
+// writablePath is rowPath for a write: another bucket's lease is refused.
+func (t *DynamoTable) writablePath(path string) (string, error) {
+	row, ok := t.rowPath(path)
+	if !ok {
+		return "", fmt.Errorf("%w: lease %q (the table serves bucket %q)", ErrOtherBucket, path, t.arrowRSBucket)
+	}
+	return row, nil
+}
