@@ -1,9 +1,7 @@
 package dynamolease_test
 
 import (
-	"context"
 	"errors"
-	"strconv"
 	"testing"
 	"time"
 
@@ -13,92 +11,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/arrowrs"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
-
-// arrowRSCommit replays the DynamoDB requests of Apache arrow-rs
-// object_store's DynamoCommit (object_store/src/aws/dynamo.rs, Apache-2.0),
-// request for request: the protocol is arrow-rs's, only the code is ours.
-// arrow-rs's try_lock is one PutItem:
-//
-//   - Item: path (S) = the object's Path, relative to the bucket; etag (S) =
-//     the expected ETag as its HEAD reported it, or "*" for a create;
-//     generation (N); timeout (N, milliseconds); ttl (N, epoch seconds, now
-//     + 1 h by default). Nothing else: it has no owner and never marks a
-//     row released.
-//   - ConditionExpression "attribute_not_exists(#pk)" for a new lock, or
-//     "attribute_exists(#pk) AND generation = :g" (:g = the generation it
-//     saw) to reclaim one whose holder let timeout × max_clock_skew_rate
-//     pass; ExpressionAttributeNames {"#pk": "path"}.
-//   - ReturnValuesOnConditionCheckFailure ALL_OLD: on
-//     ConditionalCheckFailedException it reads generation and timeout from
-//     the returned item (extract_lease) and waits.
-//
-// It sends no GetItem, UpdateItem or DeleteItem: a lock is never released
-// or renewed, and the row ages out through DynamoDB's TTL.
-type arrowRSCommit struct {
-	client  *dynamodb.Client
-	table   string
-	timeout time.Duration // arrow-rs's default: 20 s
-	ttl     time.Duration // arrow-rs's default: 1 h
-}
-
-// arrowRSLease is arrow-rs's Lease: what try_lock won or ran into.
-type arrowRSLease struct {
-	generation uint64
-	timeout    time.Duration
-}
-
-// tryLock is arrow-rs's try_lock(client, path, etag, existing): ok reports a
-// lock won; otherwise lease is the holder's, from the returned item.
-func (a arrowRSCommit) tryLock(ctx context.Context, path, etag string, existing *arrowRSLease) (lease arrowRSLease, ok bool, err error) {
-	if etag == "" {
-		etag = "*"
-	}
-	next, condition := uint64(0), "attribute_not_exists(#pk)"
-	var values map[string]types.AttributeValue
-	if existing != nil {
-		next, condition = existing.generation+1, "attribute_exists(#pk) AND generation = :g"
-		values = map[string]types.AttributeValue{":g": num(existing.generation)}
-	}
-	_, err = a.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                 aws.String(a.table),
-		ConditionExpression:       aws.String(condition),
-		ExpressionAttributeValues: values,
-		ExpressionAttributeNames:  map[string]string{"#pk": "path"},
-		Item: map[string]types.AttributeValue{
-			"path":       &types.AttributeValueMemberS{Value: path},
-			"etag":       &types.AttributeValueMemberS{Value: etag},
-			"generation": num(next),
-			"timeout":    num(uint64(a.timeout.Milliseconds())),
-			"ttl":        num(uint64(time.Now().Add(a.ttl).Unix())),
-		},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	if err == nil {
-		return arrowRSLease{generation: next, timeout: a.timeout}, true, nil
-	}
-	var conflict *types.ConditionalCheckFailedException
-	if !errors.As(err, &conflict) {
-		return arrowRSLease{}, false, err
-	}
-	// extract_lease: generation and timeout must both be numbers.
-	gen, genOK := conflict.Item["generation"].(*types.AttributeValueMemberN)
-	timeout, timeoutOK := conflict.Item["timeout"].(*types.AttributeValueMemberN)
-	if !genOK || !timeoutOK {
-		return arrowRSLease{}, false, errors.New("Failed to extract lease from conflict ReturnValuesOnConditionCheckFailure response")
-	}
-	g, err1 := strconv.ParseUint(gen.Value, 10, 64)
-	ms, err2 := strconv.ParseUint(timeout.Value, 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return arrowRSLease{}, false, err
-	}
-	return arrowRSLease{generation: g, timeout: time.Duration(ms) * time.Millisecond}, false, nil
-}
-
-func num(n uint64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatUint(n, 10)}
-}
 
 // rawRow reads a row as stored, whatever wrote it.
 func rawRow(t *testing.T, client *dynamodb.Client, table, path, etag string) map[string]types.AttributeValue {
@@ -116,7 +31,7 @@ func rawRow(t *testing.T, client *dynamodb.Client, table, path, etag string) map
 
 // arrowRSKeyed is a Committer on a fresh moto table keyed in arrow-rs format
 // for bucket "lake", and an arrow-rs client replayed on the same table.
-func arrowRSKeyed(t *testing.T, client *dynamodb.Client, format dynamolease.KeyFormat, opts dynamolease.Options) (*dynamolease.Committer, arrowRSCommit) {
+func arrowRSKeyed(t *testing.T, client *dynamodb.Client, format dynamolease.KeyFormat, opts dynamolease.Options) (*dynamolease.Committer, arrowrs.Commit) {
 	t.Helper()
 	plain := newDynamoTable(t, client)
 	tbl := plain
@@ -124,7 +39,7 @@ func arrowRSKeyed(t *testing.T, client *dynamodb.Client, format dynamolease.KeyF
 		tbl = dynamolease.NewDynamoTable(client, plain.Name(), dynamolease.WithArrowRSKeys("lake"))
 	}
 	return dynamolease.NewCommitter(tbl, opts, zerolog.Nop()),
-		arrowRSCommit{client: client, table: plain.Name(), timeout: 20 * time.Second, ttl: time.Hour}
+		arrowrs.New(client, plain.Name())
 }
 
 const lakeETag = `"9b2cf535f27731c974343645a3985328"` // as a HEAD reports it, quotes included
@@ -136,7 +51,7 @@ func TestArrowRSInteroperabilityOnMoto(t *testing.T) {
 	t.Run("ArrowRSLockBlocksS3cond", func(t *testing.T) {
 		c, arrow := arrowRSKeyed(t, client, dynamolease.KeyFormatArrowRS, short)
 		ctx := testContext(t, 20*time.Second)
-		if _, ok, err := arrow.tryLock(ctx, "tables/t1/_delta_log/00001.json", "", nil); !ok || err != nil {
+		if _, ok, err := arrow.TryLock(ctx, "tables/t1/_delta_log/00001.json", "", nil); !ok || err != nil {
 			t.Fatalf("arrow-rs try_lock: ok=%v, %v", ok, err)
 		}
 		_, err := c.Acquire(ctx, "lake/tables/t1/_delta_log/00001.json", "*", nil)
@@ -150,7 +65,7 @@ func TestArrowRSInteroperabilityOnMoto(t *testing.T) {
 		ctx := testContext(t, 20*time.Second)
 		lease := mustAcquire(t, c, "lake/tables/t1/part-0.parquet", lakeETag)
 		// The row is keyed as arrow-rs keys it, with its attributes.
-		item := rawRow(t, client, arrow.table, "tables/t1/part-0.parquet", lakeETag)
+		item := rawRow(t, client, arrow.Table, "tables/t1/part-0.parquet", lakeETag)
 		for name, want := range map[string]string{"generation": "N", "timeout": "N", "ttl": "N", "path": "S", "etag": "S"} {
 			switch item[name].(type) {
 			case *types.AttributeValueMemberN:
@@ -165,11 +80,11 @@ func TestArrowRSInteroperabilityOnMoto(t *testing.T) {
 				t.Errorf("attribute %s: %T, want %s", name, item[name], want)
 			}
 		}
-		held, ok, err := arrow.tryLock(ctx, "tables/t1/part-0.parquet", lakeETag, nil)
+		held, ok, err := arrow.TryLock(ctx, "tables/t1/part-0.parquet", lakeETag, nil)
 		if ok || err != nil {
 			t.Fatalf("arrow-rs try_lock on a row s3cond holds: ok=%v, %v; want a conflict", ok, err)
 		}
-		if held.generation != 0 || held.timeout != short.Timeout {
+		if held.Generation != 0 || held.Timeout != short.Timeout {
 			t.Fatalf("arrow-rs read the s3cond lease as %+v; want generation 0, timeout %s", held, short.Timeout)
 		}
 		// s3cond renews (generation 1): arrow-rs reclaiming the generation
@@ -177,13 +92,13 @@ func TestArrowRSInteroperabilityOnMoto(t *testing.T) {
 		if err := lease.Renew(ctx); err != nil {
 			t.Fatal(err)
 		}
-		again, ok, err := arrow.tryLock(ctx, "tables/t1/part-0.parquet", lakeETag, &held)
-		if ok || err != nil || again.generation != 1 {
+		again, ok, err := arrow.TryLock(ctx, "tables/t1/part-0.parquet", lakeETag, &held)
+		if ok || err != nil || again.Generation != 1 {
 			t.Fatalf("arrow-rs reclaim after an s3cond renewal: ok=%v, %+v, %v; want a conflict at generation 1", ok, again, err)
 		}
 		// A reclaim of the current generation (a holder silent for
 		// timeout × skew) wins, and s3cond learns it has lost the lease.
-		if _, ok, err := arrow.tryLock(ctx, "tables/t1/part-0.parquet", lakeETag, &again); !ok || err != nil {
+		if _, ok, err := arrow.TryLock(ctx, "tables/t1/part-0.parquet", lakeETag, &again); !ok || err != nil {
 			t.Fatalf("arrow-rs reclaim of generation 1: ok=%v, %v", ok, err)
 		}
 		if err := lease.Renew(ctx); !errors.Is(err, dynamolease.ErrLeaseLost) {
@@ -194,9 +109,9 @@ func TestArrowRSInteroperabilityOnMoto(t *testing.T) {
 	t.Run("S3condTakesOverAnArrowRSLockAfterTimeoutTimesSkew", func(t *testing.T) {
 		opts := dynamolease.Options{Timeout: 5 * time.Second, MaxClockSkewRate: 2, PollInterval: 50 * time.Millisecond, WaitBudget: 5 * time.Second}
 		c, arrow := arrowRSKeyed(t, client, dynamolease.KeyFormatArrowRS, opts)
-		arrow.timeout = 400 * time.Millisecond
+		arrow.Timeout = 400 * time.Millisecond
 		ctx := testContext(t, 20*time.Second)
-		if _, ok, err := arrow.tryLock(ctx, "k", lakeETag, nil); !ok || err != nil {
+		if _, ok, err := arrow.TryLock(ctx, "k", lakeETag, nil); !ok || err != nil {
 			t.Fatalf("arrow-rs try_lock: ok=%v, %v", ok, err)
 		}
 		start := time.Now()
@@ -204,14 +119,14 @@ func TestArrowRSInteroperabilityOnMoto(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if waited := time.Since(start); waited < 2*arrow.timeout {
+		if waited := time.Since(start); waited < 2*arrow.Timeout {
 			t.Fatalf("took the arrow-rs lock over after %s, before its timeout × skew", waited)
 		}
 		if lease.Generation() != 1 {
 			t.Fatalf("generation %d, want 1", lease.Generation())
 		}
 		// arrow-rs sees s3cond's generation.
-		if held, ok, err := arrow.tryLock(ctx, "k", lakeETag, nil); ok || err != nil || held.generation != 1 {
+		if held, ok, err := arrow.TryLock(ctx, "k", lakeETag, nil); ok || err != nil || held.Generation != 1 {
 			t.Fatalf("arrow-rs try_lock after the takeover: ok=%v, %+v, %v", ok, held, err)
 		}
 	})
@@ -229,7 +144,7 @@ func TestArrowRSInteroperabilityOnMoto(t *testing.T) {
 	t.Run("BucketKeyFormatDoesNotMeetArrowRS", func(t *testing.T) {
 		c, arrow := arrowRSKeyed(t, client, dynamolease.KeyFormatBucketKey, short)
 		ctx := testContext(t, 20*time.Second)
-		if _, ok, err := arrow.tryLock(ctx, "k", "", nil); !ok || err != nil {
+		if _, ok, err := arrow.TryLock(ctx, "k", "", nil); !ok || err != nil {
 			t.Fatalf("arrow-rs try_lock: ok=%v, %v", ok, err)
 		}
 		if _, err := c.Acquire(ctx, "lake/k", "*", nil); err != nil {

@@ -52,6 +52,12 @@ type ClusterOptions struct {
 	// MonotonicOffset, if set, runs proxy 0 in a Linux time namespace whose
 	// monotonic and boot clocks are this far ahead of the others'.
 	MonotonicOffset time.Duration
+	// DefaultLease leaves lease.timeout, max_clock_skew_rate, poll_interval
+	// and wait_budget to s3cond's defaults (20 s, 3, 100 ms, 10 s) instead of
+	// the short test settings; LeaseTimeout is then ignored.
+	DefaultLease bool
+	// Env is more S3COND_* settings for every process.
+	Env []string
 }
 
 // Cluster is versitygw, optionally a delay proxy and moto, and s3cond
@@ -96,6 +102,11 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	if opts.LeaseTimeout != 0 {
 		c.Config.Lease.Timeout = opts.LeaseTimeout.String()
 	}
+	if opts.DefaultLease {
+		c.Config.Lease.Timeout, c.Config.Lease.MaxClockSkewRate = "", 0
+		c.Config.Lease.PollInterval, c.Config.Lease.WaitBudget = "", ""
+	}
+	c.env = append(c.env, opts.Env...)
 	if opts.Serialize != "" {
 		// Through the environment: the e2e harness's Config has no field for
 		// lease.serialize, and every key has an S3COND_* override.

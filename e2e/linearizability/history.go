@@ -70,6 +70,23 @@ func (p Pending) Return(out Output) {
 
 func (r *Recorder) now() int64 { return time.Since(r.start).Nanoseconds() }
 
+// Elapsed is the time since the recorder was made, on its clock.
+func (r *Recorder) Elapsed() time.Duration { return time.Since(r.start) }
+
+// FirstSuccessfulWrite is when (on the recorder's clock) the first write on
+// key answered 2xx returned; false while none has.
+func (r *Recorder) FirstSuccessfulWrite(key string) (time.Duration, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	first, found := int64(0), false
+	for _, op := range r.ops {
+		if op.returned && op.in.Key == key && op.in.Kind != OpGet && op.out.Outcome == OutcomeOK && (!found || op.ret < first) {
+			first, found = op.ret, true
+		}
+	}
+	return time.Duration(first), found
+}
+
 // Operations is the history for porcupine. Ambiguous and unreturned
 // operations return after everything else ("+infinity").
 func (r *Recorder) Operations() []porcupine.Operation {
