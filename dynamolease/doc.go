@@ -1,13 +1,15 @@
 // Package dynamolease is s3cond's lease protocol (SPEC §3): before a
 // conditional write on a key, a proxy takes a lease on (path, expected ETag)
-// in a table that every proxy, and any Apache arrow-rs object_store client
-// configured with the same DynamoDB table, shares.
+// in a table that every proxy shares, and, with the arrow-rs key format,
+// Apache arrow-rs object_store clients of one bucket too.
 //
 // # Record schema
 //
 // One row per (path, etag), the schema of arrow-rs's DynamoDB commit table:
 //
-//   - path (S, partition key): "<bucket>/<key>" for s3cond;
+//   - path (S, partition key): "<bucket>/<key>" (KeyFormatBucketKey, the
+//     default), or the key alone as arrow-rs names it (KeyFormatArrowRS:
+//     arrow-rs's Path is relative to the bucket; one bucket per table);
 //   - etag (S, sort key): the expected ETag exactly as S3 returns it in the
 //     ETag header, surrounding double quotes included (e.g. "\"9b2cf5...\""),
 //     or "*" for a create. arrow-rs writes the ETag it read from a HEAD
