@@ -137,6 +137,16 @@ func TestArrowRSInteroperabilityOnMoto(t *testing.T) {
 		if !errors.Is(err, dynamolease.ErrOtherBucket) {
 			t.Fatalf("Acquire on another bucket: %v, want ErrOtherBucket", err)
 		}
+		// Reads of other paths still reach the table (the readiness probe's).
+		plain := newDynamoTable(t, client)
+		keyed := dynamolease.NewDynamoTable(client, plain.Name(), dynamolease.WithArrowRSKeys("lake"))
+		if r, err := keyed.Get(testContext(t, 10*time.Second), "s3cond-readiness-probe/", "*"); r != nil || err != nil {
+			t.Fatalf("Get of another bucket's path: %+v, %v; want no row, no error", r, err)
+		}
+		gone := dynamolease.NewDynamoTable(client, "no-such-table", dynamolease.WithArrowRSKeys("lake"))
+		if _, err := gone.Get(testContext(t, 10*time.Second), "s3cond-readiness-probe/", "*"); err == nil {
+			t.Fatal("Get on a missing table succeeded: the readiness probe would not notice")
+		}
 	})
 
 	// The control: keyed "<bucket>/<key>", s3cond and arrow-rs never meet,
