@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -114,8 +115,8 @@ func existingState(h http.Header) precondition.ObjectState {
 }
 
 // backendError turns a transport failure into the S3 error a client sees:
-// 503 when the backend cannot be reached at all (retrying later may work),
-// 502 when it broke off mid-exchange.
+// 503 when the backend cannot be reached at all or does not answer in time
+// (retrying later may work), 502 when it broke off mid-exchange.
 func backendError(err error) *s3err.Error {
 	var s3e *s3err.Error
 	if errors.As(err, &s3e) {
@@ -124,12 +125,26 @@ func backendError(err error) *s3err.Error {
 	if errors.Is(err, context.Canceled) {
 		return s3err.Wrap(s3err.InternalError, err)
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "connection refused") || strings.Contains(msg, "no such host") ||
-		strings.Contains(msg, "i/o timeout") || strings.Contains(msg, "dial") {
+	if unreachable(err) {
 		e := s3err.Newf(s3err.ServiceUnavailable, "The backend storage is unreachable.")
 		e.Cause = err
 		return e
 	}
 	return s3err.Wrap(s3err.BadGateway, err)
+}
+
+// unreachable reports whether err says the backend could not be reached:
+// a failed dial or name lookup (ResettingDialer's and net/http's dials
+// both return a *net.OpError with Op "dial"), or a timeout.
+func unreachable(err error) bool {
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return true
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()
 }

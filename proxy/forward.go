@@ -96,17 +96,34 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		p.fail(c, hb.Err())
 		return forwardResult{}
 	}
+	if rewritesBackendBody(c, resp.StatusCode) {
+		p.relayRewritten(c, resp)
+		return forwardResult{status: resp.StatusCode, header: resp.Header}
+	}
 	copyResponseHeader(c.w.Header(), resp.Header, c.id)
 	c.w.WriteHeader(resp.StatusCode)
 	if c.r.Method != http.MethodHead {
-		buf := copyBuffers.Get().(*[]byte)
-		_, err = io.CopyBuffer(c.w, resp.Body, *buf)
-		copyBuffers.Put(buf)
-		if err != nil && !errors.Is(err, c.r.Context().Err()) {
-			p.log.Debug().Str("request_id", c.id).Err(err).Msg("response body copy ended early")
-		}
+		p.copyResponseBody(c, resp.Body)
 	}
 	return forwardResult{status: resp.StatusCode, header: resp.Header}
+}
+
+// copyResponseBody streams the backend's body to the client. If it breaks
+// off, the client's response is aborted (the connection is cut, as
+// net/http's ReverseProxy does): returning normally would end a chunked
+// response cleanly, and a listing cut in half would look complete.
+func (p *Proxy) copyResponseBody(c *call, body io.Reader) {
+	buf := copyBuffers.Get().(*[]byte)
+	_, err := io.CopyBuffer(c.w, body, *buf)
+	copyBuffers.Put(buf)
+	if err == nil {
+		return
+	}
+	if !errors.Is(err, c.r.Context().Err()) {
+		p.log.Warn().Str("request_id", c.id).Str("backend", c.backend.Name).Err(err).
+			Msg("response body copy ended early; aborting the client's response")
+	}
+	panic(http.ErrAbortHandler)
 }
 
 // outboundRequest builds the backend request: same method, mapped bucket,

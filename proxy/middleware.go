@@ -120,52 +120,60 @@ func (p *Proxy) accessLogMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
+		// Deferred, so that a response aborted with http.ErrAbortHandler
+		// is logged and counted too, on its way up to net/http.
+		defer p.logRequest(r, rec, start)
 		next.ServeHTTP(rec, r)
-		duration := time.Since(start)
-		if rec.status == 0 {
-			rec.status = http.StatusOK // what net/http sends for a handler that wrote nothing
-		}
-		info := infoFrom(r.Context())
-		info.mu.Lock()
-		defer info.mu.Unlock()
-		outcome := conditionalOutcome(info.op, r.Header, info.leased, rec.status)
-		p.observer.ObserveRequest(RequestRecord{
-			Operation:          info.op.String(),
-			Status:             rec.status,
-			Duration:           duration,
-			BytesIn:            info.bytesIn,
-			BytesOut:           rec.bytes,
-			ConditionalOutcome: outcome,
-			SignatureFailure:   signatureFailure(info.err, info.accessKeyID != ""),
-		})
-		ev := p.log.Info()
-		if rec.status >= 500 {
-			ev = p.log.Warn()
-		}
-		ev = ev.Str("request_id", requestID(r.Context())).
-			Str("method", r.Method).
-			Str("operation", info.op.String()).
-			Str("bucket", info.bucket).
-			Str("key", info.key).
-			Str("access_key_id", info.accessKeyID).
-			Int("status", rec.status).
-			Int64("bytes_out", rec.bytes).
-			Int64("bytes_in", info.bytesIn).
-			Dur("duration", duration)
-		if info.leaseWait > 0 {
-			ev = ev.Dur("lease_wait", info.leaseWait)
-		}
-		if outcome != "" {
-			ev = ev.Str("conditional", outcome)
-		}
-		if info.err != nil {
-			ev = ev.Str("error_code", string(info.err.Code))
-			if info.err.Cause != nil {
-				ev = ev.AnErr("cause", info.err.Cause)
-			}
-		}
-		ev.Msg("request")
 	})
+}
+
+// logRequest writes the access log line and reports the request to the
+// metrics observer.
+func (p *Proxy) logRequest(r *http.Request, rec *statusRecorder, start time.Time) {
+	duration := time.Since(start)
+	if rec.status == 0 {
+		rec.status = http.StatusOK // what net/http sends for a handler that wrote nothing
+	}
+	info := infoFrom(r.Context())
+	info.mu.Lock()
+	defer info.mu.Unlock()
+	outcome := conditionalOutcome(info.op, r.Header, info.leased, rec.status)
+	p.observer.ObserveRequest(RequestRecord{
+		Operation:          info.op.String(),
+		Status:             rec.status,
+		Duration:           duration,
+		BytesIn:            info.bytesIn,
+		BytesOut:           rec.bytes,
+		ConditionalOutcome: outcome,
+		SignatureFailure:   signatureFailure(info.err, info.accessKeyID != ""),
+	})
+	ev := p.log.Info()
+	if rec.status >= 500 {
+		ev = p.log.Warn()
+	}
+	ev = ev.Str("request_id", requestID(r.Context())).
+		Str("method", r.Method).
+		Str("operation", info.op.String()).
+		Str("bucket", info.bucket).
+		Str("key", info.key).
+		Str("access_key_id", info.accessKeyID).
+		Int("status", rec.status).
+		Int64("bytes_out", rec.bytes).
+		Int64("bytes_in", info.bytesIn).
+		Dur("duration", duration)
+	if info.leaseWait > 0 {
+		ev = ev.Dur("lease_wait", info.leaseWait)
+	}
+	if outcome != "" {
+		ev = ev.Str("conditional", outcome)
+	}
+	if info.err != nil {
+		ev = ev.Str("error_code", string(info.err.Code))
+		if info.err.Cause != nil {
+			ev = ev.AnErr("cause", info.err.Cause)
+		}
+	}
+	ev.Msg("request")
 }
 
 // recoverMiddleware turns a panic into a 500 InternalError for the client

@@ -1,0 +1,170 @@
+package proxy
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+)
+
+// maxBackendDocument bounds the backend answers s3cond reads whole to
+// rewrite (error documents, CompleteMultipartUpload results). S3's are a
+// few hundred bytes; a larger one is not an S3 document s3cond can vouch for.
+const maxBackendDocument = 64 << 10
+
+// backendAuthFailures are the codes a backend gives when it refuses
+// s3cond's own signature or credentials. The client's signature was
+// verified already, so each is s3cond's fault (a re-signing bug, a wrong
+// backend key, a clock off), and the document describes s3cond's backend
+// request: its canonical request, string to sign and key ID.
+var backendAuthFailures = map[string]bool{
+	"SignatureDoesNotMatch":             true,
+	"InvalidAccessKeyId":                true,
+	"AuthorizationHeaderMalformed":      true,
+	"AuthorizationQueryParametersError": true,
+	"RequestTimeTooSkewed":              true,
+	"XAmzContentSHA256Mismatch":         true,
+	"IncompleteSignature":               true,
+	"InvalidSignature":                  true,
+	"InvalidSecurity":                   true,
+	"InvalidToken":                      true,
+	"ExpiredToken":                      true,
+	"TokenRefreshRequired":              true,
+	"MissingAuthenticationToken":        true,
+	"SignatureVersionNotSupported":      true,
+}
+
+// rewritesBackendBody reports whether forward must read the backend's
+// answer whole and rewrite it before the client sees it: every error or
+// redirect document (they name the backend's request, host and buckets),
+// and CompleteMultipartUpload's result (its Location names the backend).
+// Everything else streams untouched.
+func rewritesBackendBody(c *call, status int) bool {
+	if c.r.Method == http.MethodHead {
+		return false // no body; the status and headers pass as they are
+	}
+	if status >= 300 && status != http.StatusNotModified {
+		return true
+	}
+	return status == http.StatusOK && c.op == CompleteMultipartUpload
+}
+
+// relayRewritten answers the client for a backend response that
+// rewritesBackendBody selected: the document is read (bounded), rewritten
+// to s3cond's request ID and the client's names, or replaced by s3cond's
+// own error when it concerns s3cond's backend credentials or cannot be read.
+func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBackendDocument+1))
+	switch {
+	case err != nil:
+		p.fail(c, backendError(err))
+		return
+	case len(body) > maxBackendDocument:
+		p.logBackendAnswer(c, resp, flatDocument{}, "backend document too large to rewrite")
+		p.fail(c, s3err.Newf(s3err.BadGateway, "The backend storage answered with a document s3cond could not read."))
+		return
+	case len(body) == 0:
+		copyResponseHeader(c.w.Header(), resp.Header, c.id)
+		c.w.WriteHeader(resp.StatusCode)
+		return
+	}
+	doc, err := parseFlatDocument(body)
+	if err != nil && resp.StatusCode == http.StatusOK {
+		// A CompleteMultipartUpload result s3cond cannot parse: the object
+		// is complete, so the answer stays a success, scrubbed of the host.
+		p.writeDocument(c, resp, http.StatusOK, []byte(newClientView(c).scrub(string(body))))
+		return
+	}
+	if err != nil || (doc.root.Local != "Error" && resp.StatusCode >= 300) {
+		p.logBackendAnswer(c, resp, doc, "backend answered with a document that is not an S3 error")
+		p.relayUnreadable(c, resp)
+		return
+	}
+	view := newClientView(c)
+	if doc.root.Local != "Error" {
+		p.writeDocument(c, resp, resp.StatusCode, view.completeResult(doc).render())
+		return
+	}
+	code := doc.get("Code")
+	if backendAuthFailures[code] {
+		p.logBackendAnswer(c, resp, doc, "the backend refused s3cond's signature or credentials")
+		p.fail(c, s3err.Newf(s3err.InternalError, "We encountered an internal error. Please try again."))
+		return
+	}
+	if code == string(s3err.AccessDenied) {
+		// The store's policy for s3cond's key: the answer is the client's,
+		// the details (which key, which policy) are not.
+		p.logBackendAnswer(c, resp, doc, "the backend denied s3cond's request")
+		e := s3err.New(s3err.AccessDenied)
+		c.info.set(func(i *requestInfo) { i.err = e })
+		p.writeDocument(c, resp, resp.StatusCode, e.XML(c.r.URL.Path, c.id))
+		return
+	}
+	c.info.set(func(i *requestInfo) { i.err = &s3err.Error{Code: s3err.Code(code)} })
+	p.writeDocument(c, resp, resp.StatusCode, view.errorDocument(doc).render())
+}
+
+// relayUnreadable answers for a backend error whose body is not an S3
+// error document (a bare net/http 431, a load balancer's HTML page). A
+// server error becomes s3cond's 503 (kept, so clients retry) or 502; any
+// other status is kept, with s3cond's document naming it.
+func (p *Proxy) relayUnreadable(c *call, resp *http.Response) {
+	switch {
+	case resp.StatusCode == http.StatusServiceUnavailable:
+		p.fail(c, s3err.Newf(s3err.ServiceUnavailable, "The backend storage is unavailable."))
+		return
+	case resp.StatusCode >= 500:
+		p.fail(c, s3err.Newf(s3err.BadGateway, "The backend storage answered with status %d.", resp.StatusCode))
+		return
+	}
+	text := http.StatusText(resp.StatusCode)
+	code := strings.ReplaceAll(text, " ", "")
+	if code == "" {
+		code = "BackendError"
+	}
+	doc := flatDocument{root: xml.Name{Local: "Error"}, fields: []docField{
+		{"Code", code},
+		{"Message", fmt.Sprintf("The backend storage answered with status %d (%s).", resp.StatusCode, text)},
+		{"Resource", c.r.URL.Path},
+		{"RequestId", c.id},
+	}}
+	c.info.set(func(i *requestInfo) { i.err = &s3err.Error{Code: s3err.Code(code)} })
+	p.writeDocument(c, resp, resp.StatusCode, doc.render())
+}
+
+// writeDocument sends the backend's status and headers with body, an XML
+// document, as the new body, with s3cond's request ID.
+func (p *Proxy) writeDocument(c *call, resp *http.Response, status int, body []byte) {
+	h := c.w.Header()
+	copyResponseHeader(h, resp.Header, c.id)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Type", "application/xml")
+	h.Del("Content-Md5") // of the backend's bytes, not these
+	c.w.WriteHeader(status)
+	_, _ = c.w.Write(body)
+}
+
+// logBackendAnswer records what the backend said, which the client does
+// not see: its code, message and request ID. Never the body itself, which
+// may carry s3cond's backend canonical request and key ID.
+func (p *Proxy) logBackendAnswer(c *call, resp *http.Response, doc flatDocument, msg string) {
+	p.log.Warn().Str("request_id", c.id).Str("backend", c.backend.Name).
+		Int("backend_status", resp.StatusCode).
+		Str("backend_code", doc.get("Code")).
+		Str("backend_message", newClientView(c).scrub(doc.get("Message"))).
+		Str("backend_request_id", firstNonEmpty(doc.get("RequestId"), resp.Header.Get("X-Amz-Request-Id"))).
+		Msg(msg)
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
