@@ -155,6 +155,13 @@ type Credentials struct {
 	SecretAccessKeyEnv string `yaml:"secret_access_key_env"`
 }
 
+// isSet reports whether any credential setting differs from the default
+// (the AWS default chain, nothing named).
+func (c Credentials) isSet() bool {
+	return (c.Source != "" && c.Source != CredentialsDefault) || c.AccessKeyID != "" || c.SecretAccessKey != "" ||
+		c.AccessKeyIDEnv != "" || c.SecretAccessKeyEnv != ""
+}
+
 // Key is one client access key. After Load, Secret holds the secret even when
 // it came from SecretEnv.
 type Key struct {

@@ -21,6 +21,9 @@ import (
 // only the dev key's ID).
 func Load(path string, env []string) (*Config, error) {
 	cfg := Default()
+	// backend.type is inferred below when neither the file nor the
+	// environment sets it.
+	cfg.Backend.Type = ""
 	vars := environment(env)
 	if definesKeys(vars) {
 		cfg.Keys = nil
@@ -38,6 +41,7 @@ func Load(path string, env []string) (*Config, error) {
 	if _, err := applyEnv(cfg, vars); err != nil {
 		return nil, err
 	}
+	inferBackendType(&cfg.Backend)
 	for i := range cfg.Backends {
 		cfg.Backends[i] = namedBackendDefaults(cfg.Backends[i])
 	}
@@ -48,6 +52,20 @@ func Load(path string, env []string) (*Config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// inferBackendType fills in a backend.type left unset: s3 when an endpoint
+// is set (a config naming a store means that store), else the embedded
+// development store. An explicit type is never changed; Validate refuses
+// type embedded with an endpoint or credentials.
+func inferBackendType(b *Backend) {
+	if b.Type != "" {
+		return
+	}
+	b.Type = BackendEmbedded
+	if b.Endpoint != "" {
+		b.Type = BackendS3
+	}
 }
 
 // decodeYAML overlays the document in data onto cfg. It walks the YAML tree

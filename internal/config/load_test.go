@@ -154,17 +154,51 @@ func TestSecretEnvMayStartWithThePrefix(t *testing.T) {
 	}
 }
 
-func TestUnusedCredentialsNeedNoVariables(t *testing.T) {
-	// The fleet file reads backend and reader secrets from the environment;
-	// switching to the embedded backend must not require the backend's.
+func TestEmbeddedTypeOverAStoreIsRefused(t *testing.T) {
+	// The fleet file names a store and its credentials; switching it to the
+	// embedded store by one variable would ignore both and keep data on
+	// local disk, so it is refused, before any credential is read.
 	env := append(testEnv, "READER_SECRET=r", "S3COND_BACKEND_TYPE=embedded", "S3COND_BACKEND_ADDRESSING=path",
-		"S3COND_BACKEND_CONDITIONAL=lease")
-	cfg, err := Load("testdata/good/fleet.yaml", env)
+		"S3COND_BACKEND_CONDITIONAL=lease", "BACKEND_SECRET=backend-secret-value")
+	_, err := Load("testdata/good/fleet.yaml", env)
+	if err == nil || !strings.Contains(err.Error(), "backend.type is embedded") {
+		t.Fatalf("err = %v, want a refusal naming backend.type", err)
+	}
+	if strings.Contains(err.Error(), "backend-secret-value") {
+		t.Fatalf("the error shows a secret: %v", err)
+	}
+}
+
+func TestEndpointWithoutTypeMeansS3(t *testing.T) {
+	path := t.TempDir() + "/store.yaml"
+	writeFile(t, path, []byte(`backend:
+  endpoint: https://storage.example.com
+  credentials:
+    source: static
+    access_key_id: AKIDPROD
+    secret_access_key: prod-secret
+keys:
+  - access_key_id: k0
+    secret: s0
+    buckets: ["*"]
+    access: read-write
+`))
+	cfg, err := Load(path, testEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Backend.Credentials.SecretAccessKey != "" {
-		t.Errorf("unused credentials were resolved: %+v", cfg.Backend.Credentials)
+	if cfg.Backend.Type != BackendS3 {
+		t.Fatalf("backend.type = %q, want s3 inferred from the endpoint", cfg.Backend.Type)
+	}
+	// Through the environment alone, too.
+	cfg, err = Load("", append(testEnv, "S3COND_BACKEND_ENDPOINT=http://127.0.0.1:7070"))
+	if err != nil || cfg.Backend.Type != BackendS3 {
+		t.Fatalf("env endpoint: type %v, err %v", cfg, err)
+	}
+	// Without an endpoint, the development store stays the default.
+	cfg, err = Load("", testEnv)
+	if err != nil || cfg.Backend.Type != BackendEmbedded {
+		t.Fatalf("no endpoint: %v, %v", cfg, err)
 	}
 }
 

@@ -168,6 +168,14 @@ func (c *Config) validateBackend() error {
 func validateOneBackend(b Backend, prefix string) error {
 	switch b.Type {
 	case BackendEmbedded:
+		// A store named but not used would put production data on local
+		// disk without a word: refuse it.
+		if b.Endpoint != "" {
+			return keyError(prefix+".endpoint", "is set, but %s.type is embedded, which uses no endpoint; set %s.type: s3 to use it, or remove the endpoint", prefix, prefix)
+		}
+		if b.Credentials.isSet() {
+			return keyError(prefix+".credentials", "are set, but %s.type is embedded, which uses none; set %s.type: s3 and %s.endpoint, or remove them", prefix, prefix, prefix)
+		}
 		if b.Addressing == AddressingVirtual {
 			return keyError(prefix+".addressing", "the embedded backend supports only path")
 		}
@@ -232,22 +240,39 @@ func validatePool(p Pool, key string) error {
 }
 
 // validateURL accepts an absolute http(s) base URL without path or query:
-// s3cond appends bucket and key itself.
+// s3cond appends bucket and key itself. Its messages show the URL without
+// any user info, which may hold a password.
 func validateURL(raw string) error {
 	if raw == "" {
 		return fmt.Errorf("must be set (an http(s) URL)")
 	}
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
-		return fmt.Errorf("%q is not an http(s) URL", raw)
+	if err == nil && u.User != nil {
+		return fmt.Errorf("%q must not carry a user name or password; use the credentials keys", withoutUserInfo(u))
 	}
-	if u.User != nil {
-		return fmt.Errorf("%q must not carry credentials; use the credentials keys", raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return fmt.Errorf("%s is not an http(s) URL", quoteURL(raw))
 	}
 	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
 		return fmt.Errorf("%q must be a base URL without path, query or fragment", raw)
 	}
 	return nil
+}
+
+// withoutUserInfo is u with its user name and password removed.
+func withoutUserInfo(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return c.String()
+}
+
+// quoteURL quotes a value that did not parse as a URL, unless it may hold
+// user info (an '@'): then it is not shown at all.
+func quoteURL(raw string) string {
+	if strings.Contains(raw, "@") {
+		return "the value"
+	}
+	return strconv.Quote(raw)
 }
 
 func validateCredentials(c Credentials, key string) error {
