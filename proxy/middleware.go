@@ -33,6 +33,9 @@ type requestInfo struct {
 	// leased marks a write taking a lease without condition headers
 	// (strict mode); see markLeased.
 	leased bool
+	// body is the request body with its idle timeout (limitBodyIdle),
+	// kept here so that it costs no allocation of its own.
+	body idleBody
 }
 
 func (i *requestInfo) set(f func(*requestInfo)) {
@@ -71,11 +74,14 @@ func (p *Proxy) requestIDMiddleware(next http.Handler) http.Handler {
 	})
 }
 
-// statusRecorder remembers the status and counts the bytes sent.
+// statusRecorder remembers the status, counts the bytes sent, and renews
+// the connection's write deadline as each write starts (writeIdle).
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
+	status    int
+	bytes     int64
+	conn      connDeadlines // nil: no deadlines (a test recorder)
+	writeIdle time.Duration
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
@@ -89,9 +95,17 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
 	}
+	s.renewWriteDeadline()
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += int64(n)
 	return n, err
+}
+
+// FlushError is what http.ResponseController's Flush calls: a flush is a
+// write too.
+func (s *statusRecorder) FlushError() error {
+	s.renewWriteDeadline()
+	return http.NewResponseController(s.ResponseWriter).Flush()
 }
 
 // ReadFrom keeps the connection's own ReadFrom reachable, so that a
@@ -102,9 +116,13 @@ func (s *statusRecorder) ReadFrom(src io.Reader) (int64, error) {
 	}
 	var n int64
 	var err error
-	if rf, ok := s.ResponseWriter.(io.ReaderFrom); ok {
+	rf, ok := s.ResponseWriter.(io.ReaderFrom)
+	switch {
+	case ok && s.conn != nil && s.writeIdle > 0:
+		n, err = s.readFromInSteps(rf, src)
+	case ok:
 		n, err = rf.ReadFrom(src)
-	} else {
+	default:
 		n, err = io.Copy(writerOnly{s.ResponseWriter}, src)
 	}
 	s.bytes += n
@@ -119,7 +137,12 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 func (p *Proxy) accessLogMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &statusRecorder{ResponseWriter: w, conn: deadlinesOf(w), writeIdle: p.writeIdleTimeout}
+		// A deadline left by the previous request on this connection must
+		// not cut this one's first write (a 100 Continue, say); the last
+		// one, set as the handler returns, bounds net/http's final flush.
+		rec.renewWriteDeadline()
+		defer rec.renewWriteDeadline()
 		// Deferred, so that a response aborted with http.ErrAbortHandler
 		// is logged and counted too, on its way up to net/http.
 		defer p.logRequest(r, rec, start)

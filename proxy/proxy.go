@@ -66,6 +66,9 @@ type Proxy struct {
 	// releases tracks lease releases still running after their handler
 	// returned (releaseInBackground).
 	releases releaseTracker
+	// bodyIdleTimeout and writeIdleTimeout bound a client that stops
+	// sending its body or reading its response (timeouts.go).
+	bodyIdleTimeout, writeIdleTimeout time.Duration
 }
 
 // Options configure a Proxy.
@@ -92,6 +95,14 @@ type Options struct {
 	NewRequestID func() string
 	// Observer is told about every finished request (metrics). Default: nobody.
 	Observer RequestObserver
+	// BodyIdleTimeout is how long a request body may send nothing before
+	// the request fails with 400 RequestTimeout; default
+	// DefaultBodyIdleTimeout, negative: no bound.
+	BodyIdleTimeout time.Duration
+	// WriteIdleTimeout is how long a write of the response may make no
+	// progress before the connection is cut; default
+	// DefaultWriteIdleTimeout, negative: no bound.
+	WriteIdleTimeout time.Duration
 }
 
 // New builds the proxy and its middleware chain.
@@ -113,6 +124,8 @@ func New(o Options) *Proxy {
 	if p.newRequestID == nil {
 		p.newRequestID = randomRequestID
 	}
+	p.bodyIdleTimeout = orDefault(o.BodyIdleTimeout, DefaultBodyIdleTimeout)
+	p.writeIdleTimeout = orDefault(o.WriteIdleTimeout, DefaultWriteIdleTimeout)
 	r := chi.NewRouter()
 	r.Use(p.requestIDMiddleware, p.accessLogMiddleware, p.recoverMiddleware)
 	r.HandleFunc("/*", p.serveS3)
@@ -148,6 +161,7 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	p.limitBodyIdle(c)
 	auth, err := p.auth.Verify(r)
 	if err != nil {
 		p.fail(c, err)

@@ -91,6 +91,10 @@ type fixtureOptions struct {
 	bucketMap map[string]string
 	// observer is told about every finished request (metrics).
 	observer RequestObserver
+	// bodyIdleTimeout is server.body_idle_timeout (default 20 s).
+	bodyIdleTimeout time.Duration
+	// writeIdleTimeout is server.response_write_idle_timeout (default 60 s).
+	writeIdleTimeout time.Duration
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
@@ -118,6 +122,8 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 		Log:                zerolog.Nop(),
 		SerializeAllWrites: func(string) bool { return o.strict },
 		Observer:           o.observer,
+		BodyIdleTimeout:    o.bodyIdleTimeout,
+		WriteIdleTimeout:   o.writeIdleTimeout,
 	})
 	front := httptest.NewServer(p)
 	t.Cleanup(front.Close)

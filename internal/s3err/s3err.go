@@ -42,6 +42,7 @@ const (
 	NotImplemented                    Code = "NotImplemented"
 	PreconditionFailed                Code = "PreconditionFailed"
 	RequestHeaderSectionTooLarge      Code = "RequestHeaderSectionTooLarge"
+	RequestTimeout                    Code = "RequestTimeout"
 	RequestTimeTooSkewed              Code = "RequestTimeTooSkewed"
 	ServiceUnavailable                Code = "ServiceUnavailable"
 	SignatureDoesNotMatch             Code = "SignatureDoesNotMatch"
@@ -81,6 +82,7 @@ var table = map[Code]entry{
 	NotImplemented:                    {http.StatusNotImplemented, "A header you provided implies functionality that is not implemented."},
 	PreconditionFailed:                {http.StatusPreconditionFailed, "At least one of the pre-conditions you specified did not hold"},
 	RequestHeaderSectionTooLarge:      {http.StatusBadRequest, "Your request header section exceeds the maximum allowed size."},
+	RequestTimeout:                    {http.StatusBadRequest, "Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed."},
 	RequestTimeTooSkewed:              {http.StatusForbidden, "The difference between the request time and the current time is too large."},
 	ServiceUnavailable:                {http.StatusServiceUnavailable, "Please reduce your request rate."},
 	SignatureDoesNotMatch:             {http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
