@@ -117,6 +117,8 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		Domain:             cfg.Server.Domain,
 		Log:                log,
 		Observer:           m,
+		BodyIdleTimeout:    cfg.Server.BodyIdleTimeout,
+		WriteIdleTimeout:   cfg.Server.ResponseWriteIdleTimeout,
 	})
 	a.Handler = prx
 	// Closers run last-added first: lease releases still running in the

@@ -85,7 +85,13 @@ type Server struct {
 	MaxSkew time.Duration `yaml:"max_skew"`
 	// ShutdownGrace is how long requests in flight may run after SIGTERM.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
-	TLS           TLS           `yaml:"tls"`
+	// BodyIdleTimeout is how long a request body may send nothing before
+	// the request fails with 400 RequestTimeout, as on S3.
+	BodyIdleTimeout time.Duration `yaml:"body_idle_timeout"`
+	// ResponseWriteIdleTimeout is how long a write of a response may make
+	// no progress (a client that stopped reading) before the connection is cut.
+	ResponseWriteIdleTimeout time.Duration `yaml:"response_write_idle_timeout"`
+	TLS                      TLS           `yaml:"tls"`
 }
 
 // TLS serves the S3 API over HTTPS when both files are set. The pair is read
@@ -234,6 +240,9 @@ func Default() *Config {
 			Region:        "us-east-1",
 			MaxSkew:       15 * time.Minute,
 			ShutdownGrace: 30 * time.Second,
+			// S3's own: about 20 s without a byte of the body.
+			BodyIdleTimeout:          20 * time.Second,
+			ResponseWriteIdleTimeout: 60 * time.Second,
 		},
 		DataDir: "./s3cond-data",
 		Backend: Backend{

@@ -61,6 +61,12 @@ func (c *Config) validateServer() error {
 	if s.ShutdownGrace <= 0 {
 		return keyError("server.shutdown_grace", "must be > 0")
 	}
+	if s.BodyIdleTimeout <= 0 {
+		return keyError("server.body_idle_timeout", "must be > 0: a body that stops arriving would hold its sockets and lease forever")
+	}
+	if s.ResponseWriteIdleTimeout <= 0 {
+		return keyError("server.response_write_idle_timeout", "must be > 0: a client that stops reading would hold its sockets forever")
+	}
 	// Half a pair would silently serve plain HTTP where HTTPS was meant.
 	if s.TLS.CertFile == "" && s.TLS.KeyFile != "" {
 		return keyError("server.tls.cert_file", "must be set when server.tls.key_file is")
