@@ -89,7 +89,11 @@ func serve(ctx context.Context, args, env []string, stdout, stderr io.Writer) er
 	}
 
 	endpoint := scheme + "://" + ln.Addr().String()
-	log.Info().Str("endpoint", endpoint).Str("backend", a.BackendEndpoint).Str("lease_store", cfg.Lease.Store).Msg("s3cond serving")
+	backend := a.BackendEndpoint
+	if a.Embedded != nil {
+		backend = "embedded (in-process, no listener)"
+	}
+	log.Info().Str("endpoint", endpoint).Str("backend", backend).Str("lease_store", cfg.Lease.Store).Msg("s3cond serving")
 	if usesDevKey(cfg) {
 		printDevBanner(stdout, endpoint, cfg)
 	}

@@ -54,8 +54,12 @@ type App struct {
 	Registry *prometheus.Registry
 	// Readiness probes the lease store and the backend.
 	Readiness *admin.Readiness
-	// BackendEndpoint is where requests go (the embedded store's address in development).
+	// BackendEndpoint is where requests go: the backend's URL, or
+	// embedded.Endpoint, a name reachable only inside this process.
 	BackendEndpoint string
+	// Embedded is the embedded development store, nil with a real backend.
+	// It has no listener: Embedded.HTTPClient reaches it from this process.
+	Embedded *embedded.Server
 	closers         []func(context.Context) error
 }
 
@@ -136,13 +140,19 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Backend, key string, m *metrics.Metrics, log zerolog.Logger) (*proxy.Backend, func(context.Context) error, error) {
 	endpoint := b.Endpoint
 	creds := aws.CredentialsProvider(credentials.NewStaticCredentialsProvider("embedded", "embedded", ""))
+	transport := backendTransport(b.Pool)
 	if b.Type == config.BackendEmbedded {
 		store, err := embedded.Start(ctx, cfg.DataDir, log.With().Str("component", "embedded-store").Logger())
 		if err != nil {
 			return nil, nil, fmt.Errorf("start the embedded S3 store in %s: %w", cfg.DataDir, err)
 		}
 		a.closers = append(a.closers, store.Close)
-		endpoint = store.Endpoint()
+		a.Embedded = store
+		endpoint = embedded.Endpoint
+		// In-process connections only (the store checks no signatures), and
+		// never through an HTTP proxy from the environment.
+		transport.DialContext = store.DialContext
+		transport.Proxy = nil
 	} else {
 		c, err := credentialsProvider(ctx, b.Credentials, b.Region)
 		if err != nil {
@@ -161,7 +171,6 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if key == "backend" {
 		a.BackendEndpoint = endpoint
 	}
-	transport := backendTransport(b.Pool)
 	// The probe shares the connection pool but not the metrics: health
 	// checks are not client traffic.
 	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, b.Region), CheckRedirect: noRedirects}

@@ -131,7 +131,7 @@ func TestShutdownLetsAnUploadInFlightFinish(t *testing.T) {
 		t.Fatal("Serve did not return once the upload finished")
 	}
 	// The object reached the backend (the embedded store checks no signatures).
-	resp, err := http.Get(a.BackendEndpoint + "/shutdown-bucket/slow")
+	resp, err := a.Embedded.HTTPClient().Get(a.BackendEndpoint + "/shutdown-bucket/slow")
 	if err != nil {
 		t.Fatal(err)
 	}

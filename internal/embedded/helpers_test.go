@@ -25,7 +25,7 @@ func startStoreWithClient(t *testing.T) (context.Context, *Server, *s3.Client) {
 		defer cancel()
 		_ = s.Close(stop)
 	})
-	return ctx, s, client(s.Endpoint())
+	return ctx, s, client(s)
 }
 
 func putObject(t *testing.T, ctx context.Context, c *s3.Client, key string, body []byte) {

@@ -74,12 +74,12 @@ func TestMultipartETagIsTheSameInEveryAnswer(t *testing.T) {
 // A failed completion's error passes through untouched.
 func TestFailedCompletionIsUnchanged(t *testing.T) {
 	ctx, s, _ := startStoreWithClient(t)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.Endpoint()+"/dev-bucket/nothing?uploadId=no-such-upload",
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, Endpoint+"/dev-bucket/nothing?uploadId=no-such-upload",
 		strings.NewReader(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"x"</ETag></Part></CompleteMultipartUpload>`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestFailedCompletionIsUnchanged(t *testing.T) {
 // able to store its object meanwhile.
 func TestAnUnfinishedUploadDoesNotHoldUpAnotherWriteOfTheKey(t *testing.T) {
 	ctx, s, c := startStoreWithClient(t)
-	url := s.Endpoint() + "/dev-bucket/contended"
+	url := Endpoint + "/dev-bucket/contended"
 
 	held, feed := io.Pipe()
 	first, err := http.NewRequestWithContext(ctx, http.MethodPut, url, held)
@@ -105,7 +105,7 @@ func TestAnUnfinishedUploadDoesNotHoldUpAnotherWriteOfTheKey(t *testing.T) {
 	first.ContentLength = int64(len("first upload"))
 	firstDone := make(chan error, 1)
 	go func() {
-		resp, err := http.DefaultClient.Do(first)
+		resp, err := s.HTTPClient().Do(first)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusOK {
@@ -143,7 +143,7 @@ func TestAnUnfinishedUploadDoesNotHoldUpAnotherWriteOfTheKey(t *testing.T) {
 
 func readObject(t *testing.T, ctx context.Context, s *Server, key string) string {
 	t.Helper()
-	out, err := client(s.Endpoint()).GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("dev-bucket"), Key: aws.String(key)})
+	out, err := client(s).GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("dev-bucket"), Key: aws.String(key)})
 	if err != nil {
 		t.Fatal(err)
 	}

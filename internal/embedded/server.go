@@ -1,6 +1,7 @@
 // Package embedded runs s3cond's development S3 store: gofakes3 on its
-// persistent bbolt backend, served on a loopback port so s3cond can forward
-// to it exactly as it forwards to a real backend.
+// persistent bbolt backend, served over in-memory connections that only
+// this process can open (Server.DialContext), so s3cond forwards to it
+// exactly as it forwards to a real backend while nothing else can reach it.
 package embedded
 
 import (
@@ -27,18 +28,22 @@ const ObjectsFile = "objects.db"
 // same data directory should fail at once with a clear error, not hang.
 const openTimeout = time.Second
 
+// Endpoint is the base URL s3cond addresses the store by. The name does
+// not resolve (.invalid): requests reach the store only through
+// Server.DialContext.
+const Endpoint = "http://embedded-store.invalid"
+
 // Server is a running embedded store.
 type Server struct {
 	db       *bolt.DB
 	http     *http.Server
-	endpoint string
+	listener *memListener
 	served   chan error
 }
 
 // Start opens dataDir/objects.db (creating dataDir if needed) and serves
-// gofakes3 on 127.0.0.1 at a free port. It returns once the listener is
-// bound, so connections are accepted from then on. Buckets are created on
-// first use, so clients can upload without a CreateBucket first.
+// gofakes3 on in-memory connections. Buckets are created on first use, so
+// clients can upload without a CreateBucket first.
 func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -59,25 +64,30 @@ func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, er
 		gofakes3.WithAutoBucket(true),
 		gofakes3.WithLogger(zerologAdapter{log: log.With().Str("component", "embedded-s3").Logger()}),
 	)
-
-	var listenConfig net.ListenConfig
-	listener, err := listenConfig.Listen(ctx, "tcp", "127.0.0.1:0")
-	if err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("embedded store: listen: %w", err)
-	}
 	s := &Server{
 		db: db,
 		http: &http.Server{
 			Handler:           storeHandler(faker, backend, log),
 			ReadHeaderTimeout: 10 * time.Second,
 		},
-		endpoint: "http://" + listener.Addr().String(),
+		listener: newMemListener(),
 		served:   make(chan error, 1),
 	}
-	go func() { s.served <- s.http.Serve(listener) }()
-	log.Debug().Str("endpoint", s.endpoint).Str("file", path).Msg("embedded S3 store started")
+	go func() { s.served <- s.http.Serve(s.listener) }()
+	log.Debug().Str("file", path).Msg("embedded S3 store started (in-process, no listener)")
 	return s, nil
+}
+
+// DialContext opens a connection to the store, for an http.Transport's
+// DialContext; network and address are ignored.
+func (s *Server) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return s.listener.Dial(ctx, network, addr)
+}
+
+// HTTPClient is a plain (unsigned) client of the store, for tests and
+// tools inside this process; the store checks no signatures.
+func (s *Server) HTTPClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: s.DialContext, DisableCompression: true}}
 }
 
 // storeHandler is gofakes3 behind the corrections s3cond makes to it, each
@@ -92,9 +102,6 @@ func storeHandler(faker *gofakes3.GoFakeS3, backend gofakes3.Backend, log zerolo
 	h = &decodedTrailers{next: h}
 	return newMultipartETags(h, backend, log)
 }
-
-// Endpoint is the store's base URL, "http://127.0.0.1:PORT".
-func (s *Server) Endpoint() string { return s.endpoint }
 
 // Close stops accepting requests, waits for running ones until ctx ends
 // (then cuts them off), and closes the database so another Start on the same

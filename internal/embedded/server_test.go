@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -29,16 +30,14 @@ func startStore(t *testing.T, ctx context.Context, dir string, log zerolog.Logge
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(s.Endpoint(), "http://127.0.0.1:") {
-		t.Fatalf("endpoint %q is not on loopback", s.Endpoint())
-	}
 	return s
 }
 
-func client(endpoint string) *s3.Client {
+func client(s *Server) *s3.Client {
 	return s3.New(s3.Options{
 		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
+		BaseEndpoint: aws.String(Endpoint),
+		HTTPClient:   s.HTTPClient(),
 		UsePathStyle: true,
 		// gofakes3 checks no signature; any key works, as for s3cond's re-signed requests.
 		Credentials:                credentials.NewStaticCredentialsProvider("embedded-test", "embedded-test-secret", ""),
@@ -55,7 +54,7 @@ func TestObjectsSurviveARestart(t *testing.T) {
 	first := startStore(t, ctx, dir, log)
 	body := []byte("kept across restarts")
 	// No CreateBucket: buckets appear on first use.
-	_, err := client(first.Endpoint()).PutObject(ctx, &s3.PutObjectInput{
+	_, err := client(first).PutObject(ctx, &s3.PutObjectInput{
 		Bucket: aws.String("dev-bucket"), Key: aws.String("dir/object.txt"), Body: bytes.NewReader(body),
 	})
 	if err != nil {
@@ -64,13 +63,13 @@ func TestObjectsSurviveARestart(t *testing.T) {
 	if err := first.Close(ctx); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if _, err := http.Get(first.Endpoint()); err == nil {
+	if _, err := first.HTTPClient().Get(Endpoint); err == nil {
 		t.Error("the closed store still answers")
 	}
 
 	second := startStore(t, ctx, dir, log)
 	defer second.Close(ctx)
-	out, err := client(second.Endpoint()).GetObject(ctx, &s3.GetObjectInput{
+	out, err := client(second).GetObject(ctx, &s3.GetObjectInput{
 		Bucket: aws.String("dev-bucket"), Key: aws.String("dir/object.txt"),
 	})
 	if err != nil {
@@ -90,7 +89,7 @@ func TestMissingObjectIsNoSuchKey(t *testing.T) {
 	ctx := testContext(t)
 	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
 	defer s.Close(ctx)
-	_, err := client(s.Endpoint()).HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("dev-bucket"), Key: aws.String("absent")})
+	_, err := client(s).HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("dev-bucket"), Key: aws.String("absent")})
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "NotFound" {
 		t.Fatalf("HeadObject of a missing key: %v", err)
@@ -124,12 +123,12 @@ func TestForwardedChecksumIsReturned(t *testing.T) {
 	s := startStore(t, ctx, t.TempDir(), zerolog.Nop())
 	defer s.Close(ctx)
 	const crc32OfHello = "NhCmhg==" // base64 CRC32 of "hello"
-	put, err := http.NewRequestWithContext(ctx, http.MethodPut, s.Endpoint()+"/dev-bucket/hello", strings.NewReader("hello"))
+	put, err := http.NewRequestWithContext(ctx, http.MethodPut, Endpoint+"/dev-bucket/hello", strings.NewReader("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	put.Header.Set("x-amz-checksum-crc32", crc32OfHello)
-	resp, err := http.DefaultClient.Do(put)
+	resp, err := s.HTTPClient().Do(put)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +136,7 @@ func TestForwardedChecksumIsReturned(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("PUT status %d", resp.StatusCode)
 	}
-	out, err := client(s.Endpoint()).GetObject(ctx, &s3.GetObjectInput{
+	out, err := client(s).GetObject(ctx, &s3.GetObjectInput{
 		Bucket: aws.String("dev-bucket"), Key: aws.String("hello"), ChecksumMode: "ENABLED",
 	})
 	if err != nil {
@@ -148,4 +147,32 @@ func TestForwardedChecksumIsReturned(t *testing.T) {
 	if aws.ToString(out.ChecksumCRC32) != crc32OfHello {
 		t.Errorf("ChecksumCRC32 = %q, want %q", aws.ToString(out.ChecksumCRC32), crc32OfHello)
 	}
+}
+
+// The store answers only connections this process opens through
+// DialContext: starting it opens no socket another process could reach.
+func TestTheStoreOpensNoSocket(t *testing.T) {
+	before := socketCount(t)
+	ctx, s, c := startStoreWithClient(t)
+	putObject(t, ctx, c, "private", []byte("only through s3cond"))
+	s.HTTPClient().CloseIdleConnections()
+	if after := socketCount(t); after != before {
+		t.Fatalf("the process has %d sockets with the store running, %d before", after, before)
+	}
+}
+
+// socketCount counts this process's open sockets (Linux).
+func socketCount(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatalf("list open files: %v", err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.HasPrefix(target, "socket:") {
+			n++
+		}
+	}
+	return n
 }

@@ -21,7 +21,7 @@ const crc32OfTest = "2H9+DA==" // base64 CRC32 of "test"
 // came as a trailer: an unsigned aws-chunked stream.
 func putTrailerStream(t *testing.T, ctx context.Context, s *Server, key, stream string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, s.Endpoint()+"/dev-bucket/"+key, strings.NewReader(stream))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, Endpoint+"/dev-bucket/"+key, strings.NewReader(stream))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func putTrailerStream(t *testing.T, ctx context.Context, s *Server, key, stream 
 	req.Header.Set("Content-Encoding", "aws-chunked")
 	req.Header.Set("X-Amz-Decoded-Content-Length", "4")
 	req.Header.Set("X-Amz-Trailer", "x-amz-checksum-crc32")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +80,13 @@ func TestUploadWithTrailingChecksumThatEndsEarlyStoresNothing(t *testing.T) {
 // must not be answered for the new one.
 func TestOverwriteDropsTheOldObjectsChecksum(t *testing.T) {
 	ctx, s, c := startStoreWithClient(t)
-	put, err := http.NewRequestWithContext(ctx, http.MethodPut, s.Endpoint()+"/dev-bucket/k", strings.NewReader("test"))
+	put, err := http.NewRequestWithContext(ctx, http.MethodPut, Endpoint+"/dev-bucket/k", strings.NewReader("test"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	put.Header.Set("x-amz-checksum-crc32", crc32OfTest)
 	put.Header.Set("Content-Length", strconv.Itoa(len("test")))
-	resp, err := http.DefaultClient.Do(put)
+	resp, err := s.HTTPClient().Do(put)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,11 @@ func TestBucketVersioningReadsAsNeverEnabled(t *testing.T) {
 	ctx, s, c := startStoreWithClient(t)
 	putObject(t, ctx, c, "k", []byte("v"))
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.Endpoint()+"/dev-bucket?versioning", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, Endpoint+"/dev-bucket?versioning", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
