@@ -60,7 +60,7 @@ type App struct {
 	// Embedded is the embedded development store, nil with a real backend.
 	// It has no listener: Embedded.HTTPClient reaches it from this process.
 	Embedded *embedded.Server
-	closers         []func(context.Context) error
+	closers  []func(context.Context) error
 }
 
 // Close stops the embedded store and closes the lease store, in reverse order of opening.
