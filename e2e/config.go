@@ -18,9 +18,10 @@ type Config struct {
 }
 
 type ServerConfig struct {
-	Listen  string `yaml:"listen"`
-	Region  string `yaml:"region"`
-	MaxSkew string `yaml:"max_skew,omitempty"`
+	Listen          string `yaml:"listen"`
+	Region          string `yaml:"region"`
+	MaxSkew         string `yaml:"max_skew,omitempty"`
+	BodyIdleTimeout string `yaml:"body_idle_timeout,omitempty"`
 }
 
 type BackendConfig struct {

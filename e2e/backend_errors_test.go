@@ -1,0 +1,38 @@
+package e2e
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Issue 13, hole 4: a signed request that repeats a signed x-amz-meta-a
+// header, its first value empty, passes s3cond's verification, but
+// versitygw rejects s3cond's re-signed request. Its error document named
+// versitygw's access key ID and host:port and carried s3cond's backend
+// canonical request and signature, relayed to the client as they were.
+func TestBackendRejectionShowsTheClientNothingOfTheBackend(t *testing.T) {
+	env := NewEnv(t)
+	env.RequireProxy(t)
+	CreateBucket(t, env.Client(t, env.RW), "backend-errors")
+
+	resp := Do(t, env.Endpoint, env.RW, RawRequest{
+		Method: http.MethodPut, Path: "/backend-errors/repeated-meta",
+		Header: http.Header{"X-Amz-Meta-A": {"", "second"}},
+		Body:   []byte("body"),
+	})
+	if resp.Status < 400 {
+		t.Fatalf("versitygw accepted the re-signed request (%d); the test no longer reproduces a backend rejection", resp.Status)
+	}
+	body := string(resp.Body)
+	backendHost := strings.TrimPrefix(env.Backend.Endpoint, "http://")
+	for _, leak := range []string{env.Backend.AccessKey, backendHost, "CanonicalRequest", "StringToSign", "SignatureProvided", "HostId"} {
+		if strings.Contains(body, leak) {
+			t.Errorf("the client sees %q: %s", leak, body)
+		}
+	}
+	doc := resp.RequireError(t, http.StatusInternalServerError, "InternalError")
+	if id := resp.Header.Get("X-Amz-Request-Id"); doc.RequestID != id || id == "" {
+		t.Errorf("RequestId %q in the body, %q in x-amz-request-id", doc.RequestID, id)
+	}
+}
