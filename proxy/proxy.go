@@ -161,8 +161,12 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	unlimited := r.Body
 	p.limitBodyIdle(c)
 	auth, err := p.auth.Verify(r)
+	// The verifying body reads through the idle timeout; what reads r.Body
+	// itself from here on (drainUnreadBody) sets deadlines of its own.
+	r.Body = unlimited
 	if err != nil {
 		p.fail(c, err)
 		return
