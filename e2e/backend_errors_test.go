@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
 // Issue 13, hole 4: a signed request that repeats a signed x-amz-meta-a
@@ -34,5 +39,36 @@ func TestBackendRejectionShowsTheClientNothingOfTheBackend(t *testing.T) {
 	doc := resp.RequireError(t, http.StatusInternalServerError, "InternalError")
 	if id := resp.Header.Get("X-Amz-Request-Id"); doc.RequestID != id || id == "" {
 		t.Errorf("RequestId %q in the body, %q in x-amz-request-id", doc.RequestID, id)
+	}
+}
+
+// Issue 15, item 3: CompleteMultipartUpload's Location named versitygw's
+// host and port. It names the object as the client addressed it.
+func TestCompleteMultipartLocationIsTheClientsURL(t *testing.T) {
+	env := NewEnv(t)
+	env.RequireProxy(t)
+	client := env.Client(t, env.RW)
+	CreateBucket(t, client, "located")
+	ctx := context.Background()
+	created, err := client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("located"), Key: aws.String("dir/obj")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := client.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("located"), Key: aws.String("dir/obj"),
+		UploadId: created.UploadId, PartNumber: aws.Int32(1), Body: strings.NewReader("only part")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String("located"), Key: aws.String("dir/obj"),
+		UploadId: created.UploadId, MultipartUpload: &types.CompletedMultipartUpload{
+			Parts: []types.CompletedPart{{ETag: part.ETag, PartNumber: aws.Int32(1)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := env.Endpoint + "/located/dir/obj"; aws.ToString(done.Location) != want {
+		t.Fatalf("Location %q, want %q", aws.ToString(done.Location), want)
+	}
+	if aws.ToString(done.Bucket) != "located" {
+		t.Fatalf("Bucket %q", aws.ToString(done.Bucket))
 	}
 }
