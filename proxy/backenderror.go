@@ -69,6 +69,7 @@ func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
 		return
 	case len(body) == 0:
 		copyResponseHeader(c.w.Header(), resp.Header, c.id)
+		clientLocation(c, c.w.Header())
 		c.w.WriteHeader(resp.StatusCode)
 		return
 	}
@@ -141,6 +142,7 @@ func (p *Proxy) relayUnreadable(c *call, resp *http.Response) {
 func (p *Proxy) writeDocument(c *call, resp *http.Response, status int, body []byte) {
 	h := c.w.Header()
 	copyResponseHeader(h, resp.Header, c.id)
+	clientLocation(c, h)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("Content-Type", "application/xml")
 	h.Del("Content-Md5") // of the backend's bytes, not these
@@ -167,4 +169,12 @@ func firstNonEmpty(values ...string) string {
 		}
 	}
 	return ""
+}
+
+// clientLocation rewrites a Location header (CreateBucket's "/bucket", a
+// redirect) to the client's host and bucket names.
+func clientLocation(c *call, h http.Header) {
+	if loc := h.Get("Location"); loc != "" {
+		h.Set("Location", newClientView(c).scrub(loc))
+	}
 }

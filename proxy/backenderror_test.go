@@ -37,7 +37,8 @@ func scriptedProxy(t *testing.T, buckets map[string]string, answer http.HandlerF
 	backend := &Backend{
 		Name: "default", Endpoint: u, Buckets: buckets,
 		Client: &http.Client{Transport: sigv4.NewResigner(NewSpliceTransport(NewBackendTransport()),
-			credentials.NewStaticCredentialsProvider(backendKeyID, "backend-secret", ""), "us-east-1")},
+			credentials.NewStaticCredentialsProvider(backendKeyID, "backend-secret", ""), "us-east-1"),
+			CheckRedirect: noRedirects.CheckRedirect}, // as internal/app builds it
 	}
 	p := New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend, Log: zerolog.Nop()})
 	front := httptest.NewServer(p)
@@ -57,7 +58,7 @@ func signedDo(t *testing.T, method, target string, body []byte) (int, http.Heade
 	if err := s3Signer().SignHTTP(context.Background(), creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +69,9 @@ func signedDo(t *testing.T, method, target string, body []byte) (int, http.Heade
 	}
 	return resp.StatusCode, resp.Header, string(b)
 }
+
+// noRedirects shows a client the redirect itself.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // versitygwSignatureMismatch is the body versitygw sends when it rejects
 // a signature: it names the key ID and both canonical forms.
@@ -261,4 +265,24 @@ func TestBackendFailingMidBodyAbortsTheResponse(t *testing.T) {
 // s3Signer signs as S3 clients do: the escaped path as it is sent.
 func s3Signer() *v4.Signer {
 	return v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
+}
+
+func TestLocationHeaderNamesTheClientBucketAndHost(t *testing.T) {
+	buckets := map[string]string{bucketName: "backend-archive"}
+	proxyURL, _ := scriptedProxy(t, buckets, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "/backend-archive")
+		if r.Method == http.MethodPost {
+			w.Header().Set("Location", "http://"+r.Host+"/backend-archive/k")
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		}
+	})
+	_, header, _ := signedDo(t, http.MethodPut, proxyURL+"/"+bucketName, nil)
+	if got := header.Get("Location"); got != "/"+bucketName {
+		t.Errorf("CreateBucket Location %q, want /%s", got, bucketName)
+	}
+	status, header, body := signedDo(t, http.MethodPost, proxyURL+"/"+bucketName+"/k?uploads", nil)
+	if got := header.Get("Location"); status != http.StatusTemporaryRedirect || got != proxyURL+"/"+bucketName+"/k" {
+		t.Errorf("redirect %d Location %q names the backend (body %s)", status, got, body)
+	}
+
 }

@@ -101,6 +101,7 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		return forwardResult{status: resp.StatusCode, header: resp.Header}
 	}
 	copyResponseHeader(c.w.Header(), resp.Header, c.id)
+	clientLocation(c, c.w.Header())
 	c.w.WriteHeader(resp.StatusCode)
 	if c.r.Method != http.MethodHead {
 		p.copyResponseBody(c, resp.Body)
