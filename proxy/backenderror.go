@@ -93,7 +93,7 @@ func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
 	code := doc.get("Code")
 	if backendAuthFailures[code] {
 		p.logBackendAnswer(c, resp, doc, "the backend refused s3cond's signature or credentials")
-		p.fail(c, s3err.Newf(s3err.InternalError, "We encountered an internal error. Please try again."))
+		p.fail(c, s3err.New(s3err.InternalError))
 		return
 	}
 	if code == string(s3err.AccessDenied) {
