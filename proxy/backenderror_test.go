@@ -111,9 +111,10 @@ func TestBackendAuthFailureIsS3condsInternalError(t *testing.T) {
 		_, _ = io.WriteString(w, versitygwSignatureMismatch(host))
 	})
 	host = backendHost
-	// GET goes through SpliceTransport, POST through net/http's transport.
-	for _, method := range []string{http.MethodGet, http.MethodPost} {
-		status, header, body := signedDo(t, method, proxyURL+"/"+bucketName+"/k", nil)
+	// GET goes through SpliceTransport, POST (CreateMultipartUpload)
+	// through net/http's transport.
+	for method, target := range map[string]string{http.MethodGet: "/k", http.MethodPost: "/k?uploads"} {
+		status, header, body := signedDo(t, method, proxyURL+"/"+bucketName+target, nil)
 		if status != http.StatusInternalServerError || !strings.Contains(body, "<Code>InternalError</Code>") {
 			t.Errorf("%s: status %d body %s; want 500 InternalError", method, status, body)
 		}
@@ -234,6 +235,7 @@ func TestReplaceWordKeepsLongerNames(t *testing.T) {
 // clean end: the client's response is aborted too.
 func TestBackendFailingMidBodyAbortsTheResponse(t *testing.T) {
 	proxyURL, _ := scriptedProxy(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/xml")
 		w.WriteHeader(http.StatusOK)
 		_, _ = io.WriteString(w, "<ListBucketResult><Contents><Key>a</Key></Contents>")
@@ -243,11 +245,13 @@ func TestBackendFailingMidBodyAbortsTheResponse(t *testing.T) {
 			conn.Close() // mid-chunk: the listing is cut
 		}
 	})
-	for _, method := range []string{http.MethodGet, http.MethodPost} { // splice and net/http paths
-		req, _ := http.NewRequest(method, proxyURL+"/"+bucketName+"?list-type=2", nil)
+	// A listing over SpliceTransport; a CreateMultipartUpload over
+	// net/http's transport (the backend's answer cut the same way).
+	for method, target := range map[string]string{http.MethodGet: "?list-type=2", http.MethodPost: "/k?uploads"} {
+		req, _ := http.NewRequest(method, proxyURL+"/"+bucketName+target, nil)
 		req.Header.Set("X-Amz-Content-Sha256", emptySHA256)
 		creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-		if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, emptySHA256, "s3", "us-east-1", time.Now()); err != nil {
+		if err := s3Signer().SignHTTP(context.Background(), creds, req, emptySHA256, "s3", "us-east-1", time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		resp, err := http.DefaultClient.Do(req)
