@@ -186,6 +186,7 @@ type Lease struct {
 	Store            string        `yaml:"store"`
 	Path             string        `yaml:"path"`
 	DynamoDB         DynamoDB      `yaml:"dynamodb"`
+	Etcd             Etcd          `yaml:"etcd"`
 	Timeout          time.Duration `yaml:"timeout"`
 	MaxClockSkewRate float64       `yaml:"max_clock_skew_rate"`
 	PollInterval     time.Duration `yaml:"poll_interval"`
@@ -282,6 +283,7 @@ func Default() *Config {
 					Source: CredentialsDefault,
 				},
 			},
+			Etcd:             defaultEtcd(),
 			Timeout:          20 * time.Second,
 			MaxClockSkewRate: 3,
 			PollInterval:     100 * time.Millisecond,

@@ -174,6 +174,7 @@ func secretEnvNames(cfg *Config) []string {
 	names := []string{
 		cfg.Backend.Credentials.AccessKeyIDEnv, cfg.Backend.Credentials.SecretAccessKeyEnv,
 		cfg.Lease.DynamoDB.Credentials.AccessKeyIDEnv, cfg.Lease.DynamoDB.Credentials.SecretAccessKeyEnv,
+		cfg.Lease.Etcd.PasswordEnv,
 	}
 	for _, k := range cfg.Keys {
 		names = append(names, k.SecretEnv)

@@ -275,8 +275,11 @@ func resolveSecrets(cfg *Config, vars map[string]string) error {
 			return err
 		}
 	}
-	if cfg.Lease.Store == LeaseStoreDynamoDB {
+	switch cfg.Lease.Store {
+	case LeaseStoreDynamoDB:
 		return resolveCredentials(&cfg.Lease.DynamoDB.Credentials, "lease.dynamodb.credentials", vars)
+	case LeaseStoreEtcd:
+		return resolveEtcdPassword(&cfg.Lease.Etcd, vars)
 	}
 	return nil
 }

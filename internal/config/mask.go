@@ -25,6 +25,7 @@ func (c *Config) Masked() *Config {
 			masked.Lease.SerializeBuckets[k] = v
 		}
 	}
+	masked.Lease.Etcd.Endpoints = append([]string(nil), c.Lease.Etcd.Endpoints...)
 	masked.Backend.Buckets = copyMap(c.Backend.Buckets)
 	masked.Backends = append([]Backend(nil), c.Backends...)
 	for i := range masked.Backends {

@@ -60,7 +60,8 @@ func TestSecretFieldsAreTagged(t *testing.T) {
 		for i := range t2.NumField() {
 			f := t2.Field(i)
 			name := yamlName(f)
-			if strings.Contains(name, "secret") && !strings.HasSuffix(name, "_env") && f.Tag.Get("secret") != "true" {
+			looksSecret := strings.Contains(name, "secret") || strings.Contains(name, "password")
+			if looksSecret && !strings.HasSuffix(name, "_env") && f.Tag.Get("secret") != "true" {
 				t.Errorf("%s.%s looks secret but is not tagged secret:\"true\"", t2.Name(), f.Name)
 			}
 			switch {

@@ -362,8 +362,12 @@ func (c *Config) validateLease() error {
 		if err := validateKeyFormat(d); err != nil {
 			return err
 		}
+	case LeaseStoreEtcd:
+		if err := validateEtcd(l.Etcd); err != nil {
+			return err
+		}
 	default:
-		return keyError("lease.store", "must be %s, %s or %s, not %q", LeaseStoreEmbedded, LeaseStoreDynamoDB, LeaseStoreMemory, l.Store)
+		return keyError("lease.store", "must be %s, %s, %s or %s, not %q", LeaseStoreEmbedded, LeaseStoreDynamoDB, LeaseStoreEtcd, LeaseStoreMemory, l.Store)
 	}
 	switch {
 	case l.Timeout <= 0:
