@@ -2,7 +2,7 @@
 // Amazon S3's conditional writes (If-None-Match: *, If-Match: <etag>).
 //
 //	s3cond [serve] [--config FILE] [--listen ADDR]   serve the S3 API (embedded defaults without --config)
-//	s3cond table create --config FILE                  create the DynamoDB lease table (idempotent)
+//	s3cond table create --config FILE                  create the DynamoDB lease table (idempotent); with etcd, check the cluster
 //	s3cond check-config --config FILE                  validate and print the effective config, secrets masked
 //	s3cond version
 //
@@ -71,7 +71,7 @@ func run(ctx context.Context, args, env []string, stdout, stderr io.Writer) erro
 
 const usage = `usage:
   s3cond [serve] [--config FILE] [--listen ADDR]   serve the S3 API (embedded development defaults without --config)
-  s3cond table create --config FILE                  create the DynamoDB lease table (idempotent)
+  s3cond table create --config FILE                  create the DynamoDB lease table (idempotent); with etcd, check the cluster
   s3cond check-config --config FILE                  validate and print the effective config, secrets masked
   s3cond version
 `

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -160,8 +161,17 @@ func tableCreate(ctx context.Context, args, env []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	if cfg.Lease.Store == config.LeaseStoreEtcd {
+		// etcd needs nothing created: rows are keys under the prefix.
+		if err := app.CheckEtcd(ctx, cfg); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "lease store etcd at %s answers; nothing to create (lease rows are keys under %q, created by the first lease)\n",
+			strings.Join(cfg.Lease.Etcd.Endpoints, ","), cfg.Lease.Etcd.Prefix)
+		return nil
+	}
 	if cfg.Lease.Store != config.LeaseStoreDynamoDB {
-		return fmt.Errorf("lease.store is %q: table create needs lease.store: dynamodb", cfg.Lease.Store)
+		return fmt.Errorf("lease.store is %q: table create needs lease.store: dynamodb (or etcd, to check the cluster)", cfg.Lease.Store)
 	}
 	log, err := newLogger(cfg.Log, stderr)
 	if err != nil {

@@ -266,6 +266,12 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 			return nil, nil, err
 		}
 		table = newDynamoLeaseTable(client, cfg)
+	case config.LeaseStoreEtcd:
+		etcd, err := a.openEtcdTable(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		table = etcd
 	default:
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("data_dir: %w", err)
