@@ -21,11 +21,15 @@ type Committer struct {
 	local    *localQueue
 	seen     *sightings    // when this process first saw each row it waits for
 	attempts atomic.Uint64 // makes each Acquire's owner attribute unique
+	// abandoned settles rows that a failed create or takeover may have left.
+	abandoned *abandonedRows
 }
 
 // NewCommitter returns a Committer on t; zero fields of opts take defaults.
 func NewCommitter(t Table, opts Options, log zerolog.Logger) *Committer {
-	return &Committer{table: t, opts: opts.withDefaults(), log: log, local: newLocalQueue(), seen: newSightings(maxSightings)}
+	c := &Committer{table: t, opts: opts.withDefaults(), log: log, local: newLocalQueue(), seen: newSightings(maxSightings)}
+	c.abandoned = newAbandonedRows(c)
+	return c
 }
 
 // Options returns the options in force, defaults filled in.
@@ -288,6 +292,7 @@ func (c *Committer) create(ctx context.Context, a *attempt) (*Lease, *Record, er
 		return c.newLease(a, r, sentAt), nil, nil
 	}
 	if !errors.Is(err, ErrConditionFailed) {
+		c.abandoned.add(r) // the write may still land, held by nobody
 		return nil, nil, c.storeError(ctx, "create", err)
 	}
 	return nil, existing, nil
@@ -306,6 +311,7 @@ func (c *Committer) takeOver(ctx context.Context, a *attempt, seen uint64, relea
 		return c.newLease(a, r, sentAt), nil, nil
 	}
 	if !errors.Is(err, ErrConditionFailed) {
+		c.abandoned.add(r) // the write may still land, held by nobody
 		return nil, nil, c.storeError(ctx, "replace", err)
 	}
 	return nil, current, nil
