@@ -2,11 +2,14 @@ package linearizability
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,13 +38,17 @@ const (
 type ClusterOptions struct {
 	// Proxies is how many s3cond processes serve the bucket (default 1).
 	Proxies int
-	// DynamoDB selects a shared lease table on moto; otherwise each process
-	// uses its embedded lease store (then Proxies should be 1).
+	// DynamoDB selects a shared lease table on moto, Etcd an etcd cluster;
+	// otherwise each process uses its embedded lease store (then Proxies
+	// should be 1).
 	DynamoDB bool
 	// Moto, with DynamoDB, is a running moto to create the table Table on;
 	// nil starts a moto of the cluster's own.
 	Moto  *Moto
 	Table string
+	// Etcd, when set, is the etcd cluster every process keeps its leases in
+	// (lease.store: etcd), on a key prefix of this Cluster's own.
+	Etcd *testservers.EtcdCluster
 	// DelayBackend routes s3cond's backend traffic through a DelayProxy.
 	DelayBackend bool
 	// Serialize is lease.serialize ("" keeps the default, conditional-only).
@@ -60,12 +67,13 @@ type ClusterOptions struct {
 	Env []string
 }
 
-// Cluster is versitygw, optionally a delay proxy and moto, and s3cond
-// processes in front of them.
+// Cluster is versitygw, optionally a delay proxy and a shared lease store
+// (moto, or an etcd cluster), and s3cond processes in front of them.
 type Cluster struct {
 	Backend *testservers.VersityGW
-	Delay   *testservers.DelayProxy // nil unless DelayBackend
-	Moto    *Moto                   // nil unless DynamoDB
+	Delay   *testservers.DelayProxy  // nil unless DelayBackend
+	Moto    *Moto                    // nil unless DynamoDB
+	Etcd    *testservers.EtcdCluster // nil unless ClusterOptions.Etcd
 	Proxies []*testservers.S3cond
 	// DataDirs[i] is proxy i's data_dir (its embedded lease file is there).
 	DataDirs []string
@@ -125,6 +133,9 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 		c.Config.Lease.DynamoDB = e2e.DynamoDBConfig{Table: table, Region: e2e.Region, Endpoint: c.Moto.Endpoint,
 			Credentials: e2e.CredentialsConfig{Source: "static", AccessKeyID: "testing", SecretAccessKey: "testing"}}
 		c.CreateLeaseTable(t)
+	}
+	if opts.Etcd != nil {
+		c.useEtcd(opts.Etcd)
 	}
 	for i := 0; i < opts.Proxies; i++ {
 		var offset time.Duration
@@ -201,6 +212,23 @@ func (c *Cluster) CreateLeaseTable(t testing.TB) {
 		time.Sleep(time.Second)
 	}
 	t.Fatalf("s3cond table create: %v\n%s", err, out)
+}
+
+// etcdRequestTimeout is lease.etcd.request_timeout in these tests: short,
+// so a cluster without quorum answers 503 soon, yet safe on a busy machine.
+const etcdRequestTimeout = 2 * time.Second
+
+var etcdPrefixSeq atomic.Int64
+
+// useEtcd sets lease.store: etcd through S3COND_* variables (the e2e
+// harness's Config has no etcd section; every key has a variable).
+func (c *Cluster) useEtcd(etcd *testservers.EtcdCluster) {
+	c.Etcd = etcd
+	c.env = append(c.env,
+		"S3COND_LEASE_STORE=etcd",
+		"S3COND_LEASE_ETCD_ENDPOINTS="+strings.Join(etcd.Endpoints(), ","),
+		fmt.Sprintf("S3COND_LEASE_ETCD_PREFIX=s3cond-e2e/%d/%d/", os.Getpid(), etcdPrefixSeq.Add(1)),
+		"S3COND_LEASE_ETCD_REQUEST_TIMEOUT="+etcdRequestTimeout.String())
 }
 
 // Endpoints lists the s3cond endpoints.

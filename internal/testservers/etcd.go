@@ -272,12 +272,20 @@ func (m *EtcdMember) Stop() {
 // name; it rejoins the cluster.
 func (m *EtcdMember) Start(t testing.TB) {
 	t.Helper()
+	if err := m.Restart(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Restart is Start for goroutines other than the test's own.
+func (m *EtcdMember) Restart() error {
 	if m.Running() {
-		t.Fatalf("etcd %s is still running", m.Name)
+		return fmt.Errorf("etcd %s is still running", m.Name)
 	}
 	if err := m.startProcess(); err != nil {
-		t.Fatalf("restart etcd %s: %v", m.Name, err)
+		return fmt.Errorf("restart etcd %s: %w", m.Name, err)
 	}
+	return nil
 }
 
 // Freeze SIGSTOPs the member: it keeps its sockets but answers nothing,
@@ -321,6 +329,20 @@ func exited(p *Process) bool {
 	default:
 		return false
 	}
+}
+
+// Follower returns a member that runs and is not the leader.
+func (c *EtcdCluster) Follower(ctx context.Context) (*EtcdMember, error) {
+	leader, err := c.Leader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range c.Members {
+		if m != leader && m.Answering() {
+			return m, nil
+		}
+	}
+	return nil, errors.New("no running follower")
 }
 
 // Freeze SIGSTOPs every member: the cluster has no quorum until Thaw.
