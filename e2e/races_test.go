@@ -21,6 +21,11 @@ import (
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
+// fleetStarter starts three s3cond processes sharing one lease store, in
+// front of one versitygw, and creates the bucket "race": newFleet on
+// dynalite, newEtcdFleet on etcd. The race tests run on each.
+type fleetStarter func(t *testing.T, opts ...Option) (*Env, []*s3.Client)
+
 // newFleet starts three s3cond processes sharing one lease table on
 // dynalite, in front of one versitygw.
 func newFleet(t *testing.T, opts ...Option) (*Env, []*s3.Client) {
@@ -40,8 +45,10 @@ func newFleet(t *testing.T, opts ...Option) (*Env, []*s3.Client) {
 // TestRaceCreate: 32 concurrent If-None-Match: * PUTs of different bodies to
 // one key, spread over three processes: exactly one wins, the others get 412
 // (or 409), and the key holds the winner's body.
-func TestRaceCreate(t *testing.T) {
-	e, clients := newFleet(t)
+func TestRaceCreate(t *testing.T) { testRaceCreate(t, newFleet) }
+
+func testRaceCreate(t *testing.T, fleet fleetStarter) {
+	e, clients := fleet(t)
 	ctx := t.Context()
 	const writers = 32
 	statuses := make([]int, writers)
@@ -84,8 +91,10 @@ func TestRaceCreate(t *testing.T) {
 // TestRaceCASCounter: workers increment a counter object with read, then
 // If-Match PUT, retrying on 412/409; the final value must equal the number
 // of successful PUTs (no lost update).
-func TestRaceCASCounter(t *testing.T) {
-	e, clients := newFleet(t)
+func TestRaceCASCounter(t *testing.T) { testRaceCASCounter(t, newFleet) }
+
+func testRaceCASCounter(t *testing.T, fleet fleetStarter) {
+	e, clients := fleet(t)
 	ctx := t.Context()
 	workers, increments := 8, 50
 	if testing.Short() {
@@ -150,8 +159,10 @@ func TestRaceCASCounter(t *testing.T) {
 // TestRaceDeleteVersusPut: a conditional DELETE and a conditional PUT with
 // the same expected ETag race through different processes; exactly one wins
 // and the key ends in the winner's state.
-func TestRaceDeleteVersusPut(t *testing.T) {
-	e, clients := newFleet(t)
+func TestRaceDeleteVersusPut(t *testing.T) { testRaceDeleteVersusPut(t, newFleet) }
+
+func testRaceDeleteVersusPut(t *testing.T, fleet fleetStarter) {
+	e, clients := fleet(t)
 	ctx := t.Context()
 	wins := map[string]int{}
 	for round := range 20 {
@@ -198,9 +209,11 @@ func TestRaceDeleteVersusPut(t *testing.T) {
 // upload. Nothing of its upload appears, and another process can still
 // create the key (at the latest once timeout × max_clock_skew_rate has
 // passed, if the dead process held the lease).
-func TestKilledHolder(t *testing.T) {
+func TestKilledHolder(t *testing.T) { testKilledHolder(t, newFleet) }
+
+func testKilledHolder(t *testing.T, fleet fleetStarter) {
 	const leaseTimeout, skewRate = 2 * time.Second, 2
-	e, clients := newFleet(t, WithConfig(func(c *Config) {
+	e, clients := fleet(t, WithConfig(func(c *Config) {
 		c.Lease.Timeout = leaseTimeout.String()
 		c.Lease.MaxClockSkewRate = skewRate
 		c.Lease.WaitBudget = "15s"
