@@ -21,8 +21,9 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
-echo "== docker-compose.yml (validated; no Docker engine runs here)"
+echo "== docker-compose files (validated; no Docker engine runs here)"
 docker-compose -f docker-compose.yml config -q
+docker-compose -f docker-compose.etcd.yml config -q
 
 echo "== unit tests (-race)"
 go test -race -count=1 $(go list ./... | grep -v '/e2e')

@@ -31,6 +31,15 @@ if ! command -v rclone >/dev/null || ! command -v s3cmd >/dev/null || ! command 
 	$sudo apt-get install -y rclone s3cmd docker-compose
 fi
 
+# etcd, the second fleet lease store: internal/testservers starts
+# three-member clusters of Debian's etcd-server.
+if [ -z "${S3COND_ETCD:-}" ] && ! command -v etcd >/dev/null; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update
+	$sudo apt-get install -y etcd-server
+fi
+
 # dynalite and the AWS SDK for JavaScript, pinned by e2e/node/package-lock.json.
 if ! (cd e2e/node && npm ls --omit=dev >/dev/null 2>&1); then
 	(cd e2e/node && npm ci --no-audit --no-fund)

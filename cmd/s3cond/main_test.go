@@ -41,7 +41,7 @@ func TestVersion(t *testing.T) {
 // The shipped example configs must stay valid: check-config is what an
 // operator runs first.
 func TestCheckConfigOnShippedFilesMasksSecrets(t *testing.T) {
-	for _, file := range []string{"../../config.yaml", "../../deploy/compose-config.yaml"} {
+	for _, file := range []string{"../../config.yaml", "../../deploy/compose-config.yaml", "../../deploy/compose-etcd-config.yaml"} {
 		out, err := runCmd(t, nil, "check-config", "--config", file)
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
