@@ -12,7 +12,7 @@
 // for an unreachable lease store is not among them: s3cond answers it before
 // anything reaches the backend, and the model holds it to that.
 //
-// The tests start real servers (versitygw, moto, s3cond) through
+// The tests start real servers (versitygw, moto, etcd, s3cond) through
 // internal/testservers. S3COND_SOAK_DURATION makes the recording phases run
 // longer (scripts/soak.sh).
 package linearizability
