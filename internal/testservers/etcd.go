@@ -52,6 +52,7 @@ type EtcdMember struct {
 // EtcdCluster is a three-member etcd cluster on 127.0.0.1.
 type EtcdCluster struct {
 	Members []*EtcdMember
+	certs   *EtcdCerts // nil: plain HTTP
 }
 
 // StartEtcdCluster starts a three-member cluster on free ports, waits until
@@ -65,13 +66,22 @@ func StartEtcdCluster(t testing.TB) *EtcdCluster {
 // StartEtcdClusterOf starts a cluster of n members.
 func StartEtcdClusterOf(t testing.TB, n int) *EtcdCluster {
 	t.Helper()
-	c := &EtcdCluster{}
+	return startEtcdCluster(t, n, nil)
+}
+
+func startEtcdCluster(t testing.TB, n int, certs *EtcdCerts) *EtcdCluster {
+	t.Helper()
+	c := &EtcdCluster{certs: certs}
+	clientScheme := "http://"
+	if certs != nil {
+		clientScheme = "https://"
+	}
 	var initial []string
 	addrs := distinctFreeAddrs(t, 2*n)
 	for i := range n {
 		m := &EtcdMember{
 			Name:      fmt.Sprintf("m%d", i),
-			ClientURL: "http://" + addrs[2*i],
+			ClientURL: clientScheme + addrs[2*i],
 			PeerURL:   "http://" + addrs[2*i+1],
 			DataDir:   filepath.Join(t.TempDir(), "etcd"),
 		}
@@ -82,7 +92,7 @@ func StartEtcdClusterOf(t testing.TB, n int) *EtcdCluster {
 	// to reach each other's old ports refuse to talk.
 	token := fmt.Sprintf("s3cond-test-%d", time.Now().UnixNano())
 	for _, m := range c.Members {
-		m.spec = etcdSpec(m, strings.Join(initial, ","), token)
+		m.spec = etcdSpec(m, strings.Join(initial, ","), token, certs)
 	}
 	// All at once: a member waits for the others before it elects a leader.
 	errs := make(chan error, n)
@@ -125,27 +135,27 @@ func distinctFreeAddrs(t testing.TB, n int) []string {
 	return addrs
 }
 
-func etcdSpec(m *EtcdMember, initialCluster, token string) Spec {
-	return Spec{
-		Name: "etcd " + m.Name,
-		Path: EtcdPath(),
-		Args: []string{
-			"--name", m.Name,
-			"--data-dir", m.DataDir,
-			"--listen-client-urls", m.ClientURL,
-			"--advertise-client-urls", m.ClientURL,
-			"--listen-peer-urls", m.PeerURL,
-			"--initial-advertise-peer-urls", m.PeerURL,
-			"--initial-cluster", initialCluster,
-			"--initial-cluster-state", "new",
-			"--initial-cluster-token", token,
-			"--heartbeat-interval", strconv.Itoa(int(etcdHeartbeat.Milliseconds())),
-			"--election-timeout", strconv.Itoa(int(etcdElectionTimeout.Milliseconds())),
-			"--logger", "zap", "--log-level", "warn",
-		},
-		Addr: strings.TrimPrefix(m.ClientURL, "http://"),
-		Wait: 30 * time.Second,
+func etcdSpec(m *EtcdMember, initialCluster, token string, certs *EtcdCerts) Spec {
+	args := []string{
+		"--name", m.Name,
+		"--data-dir", m.DataDir,
+		"--listen-client-urls", m.ClientURL,
+		"--advertise-client-urls", m.ClientURL,
+		"--listen-peer-urls", m.PeerURL,
+		"--initial-advertise-peer-urls", m.PeerURL,
+		"--initial-cluster", initialCluster,
+		"--initial-cluster-state", "new",
+		"--initial-cluster-token", token,
+		"--heartbeat-interval", strconv.Itoa(int(etcdHeartbeat.Milliseconds())),
+		"--election-timeout", strconv.Itoa(int(etcdElectionTimeout.Milliseconds())),
+		"--logger", "zap", "--log-level", "warn",
 	}
+	if certs != nil {
+		args = append(args, "--cert-file", certs.ServerCert, "--key-file", certs.ServerKey,
+			"--client-cert-auth", "--trusted-ca-file", certs.CA)
+	}
+	_, addr, _ := strings.Cut(m.ClientURL, "://")
+	return Spec{Name: "etcd " + m.Name, Path: EtcdPath(), Args: args, Addr: addr, Wait: 30 * time.Second}
 }
 
 func (m *EtcdMember) startProcess() error {
@@ -181,10 +191,19 @@ func (c *EtcdCluster) Endpoints() []string {
 	return out
 }
 
+// clientConfig is how the harness's own clients reach the cluster.
+func (c *EtcdCluster) clientConfig(dialTimeout time.Duration) clientv3.Config {
+	cfg := clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: dialTimeout, Logger: zap.NewNop()}
+	if c.certs != nil {
+		cfg.TLS = c.certs.clientTLS
+	}
+	return cfg
+}
+
 // Client returns a client of the whole cluster, closed when the test ends.
 func (c *EtcdCluster) Client(t testing.TB) *clientv3.Client {
 	t.Helper()
-	client, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	client, err := clientv3.New(c.clientConfig(5 * time.Second))
 	if err != nil {
 		t.Fatalf("etcd client: %v", err)
 	}
@@ -195,7 +214,7 @@ func (c *EtcdCluster) Client(t testing.TB) *clientv3.Client {
 // Leader returns the member that is leader now, by asking each running
 // member for its status.
 func (c *EtcdCluster) Leader(ctx context.Context) (*EtcdMember, error) {
-	client, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	client, err := clientv3.New(c.clientConfig(2 * time.Second))
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +260,7 @@ func (c *EtcdCluster) WaitLeader(within time.Duration) error {
 }
 
 func (c *EtcdCluster) readOnce(ctx context.Context) error {
-	client, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	client, err := clientv3.New(c.clientConfig(2 * time.Second))
 	if err != nil {
 		return err
 	}

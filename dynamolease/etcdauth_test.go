@@ -1,0 +1,70 @@
+package dynamolease_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/testservers"
+)
+
+// With etcd's auth on, a user whose role may read and write the prefix
+// only (operations.md's RBAC advice) can take and release leases; a wrong
+// password fails without the password in the error.
+func TestEtcdWithAuthAndAPrefixRole(t *testing.T) {
+	cluster := testservers.StartEtcdClusterOf(t, 1)
+	ctx := testContext(t, 30*time.Second)
+	const prefix, password = "s3cond/leases/", "etcd-user-password-value"
+	admin := cluster.Client(t)
+	steps := []func() error{
+		func() error { _, err := admin.RoleAdd(ctx, "root"); return err },
+		func() error { _, err := admin.UserAdd(ctx, "root", "root-password"); return err },
+		func() error { _, err := admin.UserGrantRole(ctx, "root", "root"); return err },
+		func() error { _, err := admin.RoleAdd(ctx, "s3cond"); return err },
+		func() error {
+			_, err := admin.RoleGrantPermission(ctx, "s3cond", prefix, clientv3.GetPrefixRangeEnd(prefix),
+				clientv3.PermissionType(clientv3.PermReadWrite))
+			return err
+		},
+		func() error { _, err := admin.UserAdd(ctx, "s3cond", password); return err },
+		func() error { _, err := admin.UserGrantRole(ctx, "s3cond", "s3cond"); return err },
+		func() error { _, err := admin.AuthEnable(ctx); return err },
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("auth setup step %d: %v", i, err)
+		}
+	}
+
+	_, err := dynamolease.NewEtcdClient(dynamolease.EtcdClientOptions{Endpoints: cluster.Endpoints(),
+		Username: "s3cond", Password: "wrong-" + password, DialTimeout: 5 * time.Second})
+	if err == nil {
+		t.Fatal("a wrong password connected")
+	}
+	if strings.Contains(err.Error(), password) {
+		t.Fatalf("the error shows the password: %v", err)
+	}
+
+	client, err := dynamolease.NewEtcdClient(dynamolease.EtcdClientOptions{Endpoints: cluster.Endpoints(),
+		Username: "s3cond", Password: password, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	c := dynamolease.NewCommitter(dynamolease.NewEtcdTable(client, dynamolease.WithEtcdPrefix(prefix)), dynamolease.Options{}, zerolog.Nop())
+	lease, err := c.Acquire(ctx, "b/k", "*", nil)
+	if err != nil {
+		t.Fatalf("Acquire as a user limited to the prefix: %v", err)
+	}
+	if err := lease.Release(ctx); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	outside := dynamolease.NewEtcdTable(client, dynamolease.WithEtcdPrefix("elsewhere/"))
+	if _, err := outside.Get(ctx, "b/k", "*"); err == nil {
+		t.Fatal("the user read outside its prefix: the role is not what the test set up")
+	}
+}
