@@ -59,19 +59,22 @@ func TestEtcdCASCounterWithProcessKilled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	putBytes(t, ctx, clients[0], "race", "counter", []byte("0"))
-	const workers, increments = 6, 12
+	const workers, increments, killAt = 6, 150, 40
 	var tally casTally
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for tally.successesOf(w) < increments && ctx.Err() == nil {
+			for tally.successes() < increments && ctx.Err() == nil {
 				tally.increment(ctx, t, w, clients[w%len(clients)])
 			}
 		}()
 	}
-	time.Sleep(time.Second)
+	// Kill process 2 (workers 2 and 5 use it) while the counter climbs.
+	for tally.successes() < killAt && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
 	e.Proxies[2].Process.Kill()
 	time.Sleep(500 * time.Millisecond)
 	e.Proxies[2].Restart(t)
@@ -91,27 +94,31 @@ func TestEtcdCASCounterWithProcessKilled(t *testing.T) {
 type casTally struct {
 	mu        sync.Mutex
 	succeeded map[int]int // value written -> worker
-	perWorker map[int]int
 	unknown   int
 	conflicts int
+	failedGet int // reads that got no answer: the killed process
 }
 
-func (c *casTally) successesOf(worker int) int {
+func (c *casTally) successes() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.perWorker[worker]
+	return len(c.succeeded)
 }
 
 func (c *casTally) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return fmt.Sprintf("%d successful increments, %d with unknown outcome, %d conflicts retried", len(c.succeeded), c.unknown, c.conflicts)
+	return fmt.Sprintf("%d successful increments, %d with unknown outcome, %d conflicts retried, %d reads without an answer",
+		len(c.succeeded), c.unknown, c.conflicts, c.failedGet)
 }
 
 // increment reads the counter and writes n+1 if it still holds n.
 func (c *casTally) increment(ctx context.Context, t *testing.T, worker int, client *s3.Client) {
 	out, err := client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("race"), Key: aws.String("counter")})
 	if err != nil {
+		c.mu.Lock()
+		c.failedGet++
+		c.mu.Unlock()
 		time.Sleep(50 * time.Millisecond) // its process is down: try again
 		return
 	}
@@ -135,10 +142,9 @@ func (c *casTally) increment(ctx context.Context, t *testing.T, worker int, clie
 			t.Errorf("lost update: workers %d and %d both wrote %d", other, worker, n+1)
 		}
 		if c.succeeded == nil {
-			c.succeeded, c.perWorker = map[int]int{}, map[int]int{}
+			c.succeeded = map[int]int{}
 		}
 		c.succeeded[n+1] = worker
-		c.perWorker[worker]++
 	case status == 412 || status == 409:
 		c.conflicts++
 	case status == 0 || status >= 500:
@@ -153,6 +159,9 @@ func (c *casTally) requireNoLostUpdate(t *testing.T, final int) {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.unknown+c.failedGet == 0 {
+		t.Fatal("no request failed: the kill did not hit the traffic")
+	}
 	highest := 0
 	for v := range c.succeeded {
 		highest = max(highest, v)
