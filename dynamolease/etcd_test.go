@@ -36,6 +36,7 @@ func TestEtcdOnThreeMembers(t *testing.T) {
 	})
 	t.Run("RowsExpireThroughEtcdLeases", func(t *testing.T) { testEtcdRowsExpire(t, cluster) })
 	t.Run("WritesShareOneEtcdLease", func(t *testing.T) { testEtcdLeaseShared(t, cluster) })
+	t.Run("RevokedEtcdLeaseIsReplaced", func(t *testing.T) { testEtcdLeaseRevoked(t, cluster) })
 	t.Run("CommittersOfTwoProcessesTakeTurns", func(t *testing.T) { testEtcdTwoCommitters(t, cluster) })
 }
 
@@ -103,6 +104,32 @@ func testEtcdLeaseShared(t *testing.T, cluster *testservers.EtcdCluster) {
 	}
 	if remaining := time.Duration(ttlResp.TTL) * time.Second; remaining < time.Until(ttl) {
 		t.Fatalf("the etcd lease ends in %s, before the rows' TTL (in %s)", remaining, time.Until(ttl).Round(time.Second))
+	}
+}
+
+// An etcd lease revoked by hand (which deletes its rows) is replaced by the
+// next write instead of failing it.
+func testEtcdLeaseRevoked(t *testing.T, cluster *testservers.EtcdCluster) {
+	tbl, client := etcdTable(t, cluster)
+	ctx := testContext(t, 30*time.Second)
+	row := func(path string) dynamolease.Record {
+		return dynamolease.Record{Path: path, ETag: "*", Timeout: time.Second, TTL: time.Now().Add(time.Hour)}
+	}
+	if _, err := tbl.Create(ctx, row("b/first")); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Get(ctx, tbl.Key("b/first", "*"))
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("read b/first: %v %v", resp, err)
+	}
+	if _, err := client.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Create(ctx, row("b/second")); err != nil {
+		t.Fatalf("Create after the etcd lease was revoked: %v", err)
+	}
+	if got, err := tbl.Get(ctx, "b/second", "*"); err != nil || got == nil {
+		t.Fatalf("b/second after the Create: %v, %v", got, err)
 	}
 }
 
