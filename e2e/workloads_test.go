@@ -40,6 +40,33 @@ func workloads() []workload {
 				"compare its ID, unconditional DeleteObject. The SDK module versions are this repository's, not " +
 				"Terraform's (see docs/recipes/terraform.md).",
 			throughS3cond: terraformThroughS3cond, straightS3rver: terraformStraightOnS3rver},
+		{id: "lancedb", title: "LanceDB concurrent appends (`@lancedb/lancedb` 0.31.0)",
+			checks: "3 Node processes × 8 `table.add()` of tagged rows to one table on `s3://`, through 2 s3cond processes: " +
+				"every acknowledged append is in the table exactly once, a failed one not at all; the access log shows " +
+				"Lance's commits as conditional writes, some refused with 412",
+			control: "the same appends straight on s3rver: acknowledged rows missing (writers overwrite each other's manifest)",
+			note: "e2e/node/lancedb_append.mjs. Lance (Rust object_store inside) writes data files and transaction files " +
+				"unconditionally, and commits each table version by creating `_versions/<n>.manifest` with " +
+				"`If-None-Match: *`; on 412 it reads the newer versions, rebases its append and commits the next " +
+				"version (see docs/recipes/lancedb.md).",
+			throughS3cond: lancedbThroughS3cond, straightS3rver: lancedbStraightOnS3rver},
+		{id: "lib-storage", title: "`@aws-sdk/lib-storage` `Upload` (multipart) with `IfNoneMatch: \"*\"`",
+			checks: "4 concurrent 6 MiB Uploads (a 5 MiB and a 1 MiB part each) of one key: exactly one succeeds, the others get 412, " +
+				"the key holds the winner's bytes",
+			control: "the same race straight on s3rver: more than one Upload succeeds",
+			note: "e2e/node/sdk_create_race.mjs. Upload passes IfNoneMatch on to CompleteMultipartUpload, where s3cond " +
+				"takes the lease. A loser's Upload then sends AbortMultipartUpload, which s3rver refuses (405): its parts " +
+				"stay in s3rver, and s3rver cannot list them either (no ListMultipartUploads).",
+			throughS3cond:  sdkRaceThroughS3cond("lib-storage", 6<<20),
+			straightS3rver: sdkRaceStraightOnS3rver("lib-storage", 6<<20)},
+		{id: "minio-js", title: "minio-js (`minio` 8.0.7) `putObject` with `If-None-Match: *`",
+			checks: "4 concurrent putObject calls of one key with an `If-None-Match: *` header: exactly one succeeds, the " +
+				"others get 412, the key holds the winner's bytes",
+			control: "the same race straight on s3rver: more than one putObject succeeds",
+			note: "e2e/node/sdk_create_race.mjs. minio-js sends If-None-Match and If-Match given in putObject's metadata " +
+				"argument as headers.",
+			throughS3cond:  sdkRaceThroughS3cond("minio", 64<<10),
+			straightS3rver: sdkRaceStraightOnS3rver("minio", 64<<10)},
 	}
 }
 
