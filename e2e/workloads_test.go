@@ -137,8 +137,45 @@ func renderWorkloads(all []workload, cells map[string]string) string {
 	for _, w := range all {
 		fmt.Fprintf(&b, "### %s\n\n- Through s3cond: %s.\n- Control: %s.\n- %s\n\n", w.title, w.checks, w.control, w.note)
 	}
+	b.WriteString(s3rverSuites)
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
+
+// s3rverSuites is the part of docs/workloads.md about the other suites
+// that run on s3rver, and what s3rver's gaps keep out of them.
+const s3rverSuites = `## The other suites on s3rver
+
+Besides these workloads, s3rver is the second backend of:
+
+- the conditional-write suites (TestConditionalRows, TestConditionalSDK,
+  TestConditionalAWSCLI: subtest ` + "`s3rver`" + `), one s3cond with its embedded
+  lease store: every 412 and 404 there comes from s3cond alone;
+- the races (TestRaceCreate, TestRaceCASCounter, TestRaceDeleteVersusPut:
+  subtest ` + "`s3rver`" + `), three s3cond processes sharing a lease table, with
+  controls straight on s3rver (TestS3rverControlCreateRace: 32 creates, all
+  succeed; TestS3rverControlCASCounter: increments lost);
+- the linearizability checks (e2e/linearizability: TestS3rverOneProxyEmbedded,
+  TestS3rverThreeProxiesSharedDynamoDB on moto), and the same workload
+  straight on s3rver, which porcupine must reject
+  (TestS3rverControlNotLinearizable).
+
+What s3rver lacks limits what runs there:
+
+- no ListMultipartUploads (501): "no upload is left open" cannot be
+  checked, so the killed-holder and aborted-upload tests stay on versitygw;
+- no AbortMultipartUpload (405): a failed conditional
+  CompleteMultipartUpload's parts stay in the store (the lib-storage
+  losers' parts above);
+- it overwrites files in place: a GET racing an overwrite of the same key
+  can return a short body, a 500, or stray bytes that break the next
+  answer on that connection. The races and histories count such a read as
+  a failed (ambiguous) read and expect a compare-and-swap's ETag from the
+  MD5 of the body read, never the GET's ETag header; a write that then
+  fails with a 5xx counts as ambiguous;
+- it does not verify SigV4 signatures (only that the key id exists), and
+  resolves ` + "`a//b`" + ` as a file path: s3cond's default ` + "`key_policy: strict`" + `
+  refuses such keys before they reach it.
+`
 
 // checkGeneratedDoc compares docs/<name> with run, or writes run there
 // when S3COND_WRITE_COMPAT=1.
