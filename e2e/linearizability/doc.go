@@ -13,6 +13,9 @@
 // anything reaches the backend, and the model holds it to that.
 //
 // The tests start real servers (versitygw, moto, s3cond) through
-// internal/testservers. S3COND_SOAK_DURATION makes the recording phases run
+// internal/testservers. ClusterOptions.Backend puts s3rver, which ignores
+// conditional headers, behind s3cond instead of versitygw (s3rver_test.go),
+// and ClusterOptions.Direct runs a workload straight on the store, as the
+// control that must not be linearizable. S3COND_SOAK_DURATION makes the recording phases run
 // longer (scripts/soak.sh).
 package linearizability
