@@ -69,11 +69,14 @@ func runLanceWriters(t *testing.T, endpoints []string, cred Credentials, uri str
 	t.Helper()
 	runNodeScript(t, cred, "lancedb_append.mjs", "create", endpoints[0], uri)
 	outs := make([]string, lanceWriters)
+	// The writers start appending at one moment, so that they contend even
+	// if Node starts them one after another on a busy machine.
+	startAt := fmt.Sprint(time.Now().Add(3 * time.Second).UnixMilli())
 	var wg sync.WaitGroup
 	for i := range lanceWriters {
 		wg.Go(func() {
 			outs[i] = runNodeScript(t, cred, "lancedb_append.mjs", "append", endpoints[i%len(endpoints)], uri,
-				fmt.Sprintf("w%d", i), fmt.Sprint(lanceAppends))
+				fmt.Sprintf("w%d", i), fmt.Sprint(lanceAppends), startAt)
 		})
 	}
 	wg.Wait()

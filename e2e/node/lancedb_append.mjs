@@ -2,15 +2,18 @@
 // e2e/workloads_node_test.go), or creates or reads the table.
 //
 //   node lancedb_append.mjs create ENDPOINT URI
-//   node lancedb_append.mjs append ENDPOINT URI WRITER APPENDS
+//   node lancedb_append.mjs append ENDPOINT URI WRITER APPENDS [START_AT]
 //   node lancedb_append.mjs read   ENDPOINT URI
 //
 // Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY. append
 // prints one line per append: "acked TAG" once add() resolved, "failed TAG
-// message" if it rejected. read prints the table's tags as a JSON array.
+// message" if it rejected; with START_AT (milliseconds since the epoch) it
+// waits until then after opening the table, so that writers started one
+// after another append at the same time. read prints the table's tags as a
+// JSON array.
 import * as lancedb from "@lancedb/lancedb";
 
-const [mode, endpoint, uri, writer, appends] = process.argv.slice(2);
+const [mode, endpoint, uri, writer, appends, startAt] = process.argv.slice(2);
 
 const storageOptions = {
   aws_endpoint: endpoint,
@@ -28,6 +31,8 @@ if (mode === "create") {
   console.log("created");
 } else if (mode === "append") {
   const table = await db.openTable("rows");
+  const wait = Number(startAt ?? 0) - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   for (let seq = 1; seq <= Number(appends); seq++) {
     const tag = `${writer}-${seq}`;
     try {
