@@ -125,6 +125,9 @@ func (m *compatMatrix) render(clients []compatEntry) string {
 	b.WriteString("(the embedded store), in TestCompatibilityOnEmbeddedDefaults, and must all pass there\n")
 	b.WriteString("too; there the multipart check cannot count parts, since the embedded store gives a\n")
 	b.WriteString("multipart object the MD5 of its whole content as ETag.\n\n")
+	b.WriteString("Real workloads (Terraform/OpenTofu state locking, LanceDB, SDK upload helpers) through\n")
+	b.WriteString("s3cond on a store without conditional writes, each with its failing control, are in\n")
+	b.WriteString("[workloads.md](workloads.md).\n\n")
 
 	b.WriteString("| client | version |")
 	for _, capability := range compatCapabilities {

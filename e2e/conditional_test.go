@@ -15,7 +15,9 @@ import (
 )
 
 // leaseStores runs fn once with the embedded lease store and once with a
-// DynamoDB table on moto.
+// DynamoDB table on moto, both in front of versitygw, and once more with
+// the embedded lease store in front of s3rver, which ignores conditional
+// headers: there every 412 and 404 comes from s3cond alone.
 func leaseStores(t *testing.T, fn func(t *testing.T, e *Env)) {
 	t.Run("embedded", func(t *testing.T) { fn(t, NewEnv(t)) })
 	t.Run("dynamodb", func(t *testing.T) {
@@ -24,6 +26,12 @@ func leaseStores(t *testing.T, fn func(t *testing.T, e *Env)) {
 			return
 		}
 		fn(t, NewEnv(t, WithDynamoDBLeases(testservers.StartMoto(t))))
+	})
+	t.Run("s3rver", func(t *testing.T) {
+		if TargetMode() == ModeDirect {
+			t.Skip("s3rver has no conditional writes of its own; S3COND_E2E_TARGET=direct checks versitygw only")
+		}
+		fn(t, NewEnv(t, WithBackend(BackendS3rver)))
 	})
 }
 

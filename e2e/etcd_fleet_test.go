@@ -20,13 +20,13 @@ import (
 // newEtcdFleet is newFleet with the lease store on a three-member etcd
 // cluster (set through S3COND_* variables: the harness's Config has no etcd
 // section, and every key has a variable).
-func newEtcdFleet(t *testing.T, opts ...Option) (*Env, []*s3.Client) {
+func newEtcdFleet(t *testing.T, backend BackendKind, opts ...Option) (*Env, []*s3.Client) {
 	t.Helper()
 	if TargetMode() == ModeDirect {
 		t.Skip("races between s3cond processes need s3cond; S3COND_E2E_TARGET=direct runs clients against versitygw")
 	}
 	etcd := testservers.StartEtcdCluster(t)
-	e := NewEnv(t, append([]Option{WithProxies(3), WithProcessEnv(
+	e := NewEnv(t, append([]Option{WithBackend(backend), WithProxies(3), WithProcessEnv(
 		"S3COND_LEASE_STORE=etcd",
 		"S3COND_LEASE_ETCD_ENDPOINTS="+strings.Join(etcd.Endpoints(), ","),
 		"S3COND_LEASE_ETCD_REQUEST_TIMEOUT=2s",
@@ -40,10 +40,12 @@ func newEtcdFleet(t *testing.T, opts ...Option) (*Env, []*s3.Client) {
 }
 
 // The race suite of races_test.go, on etcd.
-func TestEtcdRaceCreate(t *testing.T)          { testRaceCreate(t, newEtcdFleet) }
-func TestEtcdRaceCASCounter(t *testing.T)      { testRaceCASCounter(t, newEtcdFleet) }
-func TestEtcdRaceDeleteVersusPut(t *testing.T) { testRaceDeleteVersusPut(t, newEtcdFleet) }
-func TestEtcdKilledHolder(t *testing.T)        { testKilledHolder(t, newEtcdFleet) }
+func TestEtcdRaceCreate(t *testing.T)     { raceCreate(t, newEtcdFleet, BackendVersityGW) }
+func TestEtcdRaceCASCounter(t *testing.T) { raceCASCounter(t, newEtcdFleet, BackendVersityGW) }
+func TestEtcdRaceDeleteVersusPut(t *testing.T) {
+	raceDeleteVersusPut(t, newEtcdFleet, BackendVersityGW)
+}
+func TestEtcdKilledHolder(t *testing.T) { testKilledHolder(t, newEtcdFleet) }
 
 // TestEtcdCASCounterWithProcessKilled: workers increment a counter through
 // three processes (read, then If-Match PUT of n+1) while one process is
@@ -52,7 +54,7 @@ func TestEtcdKilledHolder(t *testing.T)        { testKilledHolder(t, newEtcdFlee
 // increment (two successes writing the same n+1 are a lost update), and the
 // counter ends between the successes and the successes plus the unknowns.
 func TestEtcdCASCounterWithProcessKilled(t *testing.T) {
-	e, clients := newEtcdFleet(t, WithConfig(func(c *Config) {
+	e, clients := newEtcdFleet(t, BackendVersityGW, WithConfig(func(c *Config) {
 		c.Lease.Timeout = "2s"
 		c.Lease.MaxClockSkewRate = 2
 	}))

@@ -44,10 +44,45 @@ type Credentials struct {
 	Secret    string
 }
 
-// Env is one test's servers: a versitygw backend and, in ModeS3cond, one or
-// more s3cond processes in front of it.
+// BackendKind names the S3 store behind s3cond in a test.
+type BackendKind string
+
+const (
+	// BackendVersityGW enforces If-None-Match and If-Match on PutObject
+	// itself (the default backend).
+	BackendVersityGW BackendKind = "versitygw"
+	// BackendS3rver ignores both headers: only s3cond can make a race on it
+	// come out right.
+	BackendS3rver BackendKind = "s3rver"
+)
+
+// Store is how a test reaches the backend store itself, behind s3cond.
+type Store struct {
+	Kind     BackendKind
+	Endpoint string
+	Cred     Credentials // the store's own (root) key
+}
+
+// StartStore starts a store of the given kind; versitygw is also returned
+// as such (nil for s3rver), for tests that stop or measure its process.
+func StartStore(t testing.TB, kind BackendKind) (Store, *testservers.VersityGW) {
+	t.Helper()
+	if kind == BackendS3rver {
+		s := testservers.StartS3rver(t)
+		return Store{Kind: kind, Endpoint: s.Endpoint, Cred: Credentials{s.AccessKey, s.Secret}}, nil
+	}
+	v := testservers.StartVersityGW(t)
+	return Store{Kind: BackendVersityGW, Endpoint: v.Endpoint, Cred: Credentials{v.AccessKey, v.Secret}}, v
+}
+
+// Env is one test's servers: a backend store (versitygw unless WithBackend
+// says otherwise) and, in ModeS3cond, one or more s3cond processes in front
+// of it.
 type Env struct {
-	Mode     Mode
+	Mode Mode
+	// Store is the backend store; Backend is the same store when it is
+	// versitygw (nil otherwise).
+	Store    Store
 	Backend  *testservers.VersityGW
 	Proxies  []*testservers.S3cond // empty in ModeDirect
 	Endpoint string                // what the clients under test talk to
@@ -68,6 +103,7 @@ type Option func(*envSetup)
 
 type envSetup struct {
 	proxies   int
+	backend   BackendKind
 	configure []func(*Config)
 	env       []string
 	// backendIAM starts versitygw with its IAM service (admin API users).
@@ -77,6 +113,9 @@ type envSetup struct {
 // WithBackendIAM starts versitygw with its internal IAM service, so that
 // its admin API creates real accounts.
 func WithBackendIAM() Option { return func(s *envSetup) { s.backendIAM = true } }
+
+// WithBackend picks the store behind s3cond (default versitygw).
+func WithBackend(kind BackendKind) Option { return func(s *envSetup) { s.backend = kind } }
 
 // WithConfig lets a test change s3cond's configuration before it starts.
 func WithConfig(change func(*Config)) Option {
@@ -93,7 +132,8 @@ func WithProcessEnv(kv ...string) Option {
 	return func(s *envSetup) { s.env = append(s.env, kv...) }
 }
 
-// NewEnv starts versitygw and, unless in ModeDirect, s3cond in front of it.
+// NewEnv starts the backend store and, unless in ModeDirect, s3cond in
+// front of it.
 func NewEnv(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	setup := envSetup{proxies: 1}
@@ -103,13 +143,13 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	e := &Env{Mode: TargetMode()}
 	if setup.backendIAM {
 		e.Backend = testservers.StartVersityGWWithIAM(t)
+		e.Store = Store{Kind: BackendVersityGW, Endpoint: e.Backend.Endpoint, Cred: Credentials{e.Backend.AccessKey, e.Backend.Secret}}
 	} else {
-		e.Backend = testservers.StartVersityGW(t)
+		e.Store, e.Backend = StartStore(t, setup.backend)
 	}
 	if e.Mode == ModeDirect {
-		e.Endpoint = e.Backend.Endpoint
-		own := Credentials{e.Backend.AccessKey, e.Backend.Secret}
-		e.RW, e.RO, e.Granted = own, own, own
+		e.Endpoint = e.Store.Endpoint
+		e.RW, e.RO, e.Granted = e.Store.Cred, e.Store.Cred, e.Store.Cred
 		return e
 	}
 	e.RW = Credentials{"AKIAE2EREADWRITE", "e2e-read-write-secret-0123456789"}
@@ -193,11 +233,11 @@ func (e *Env) baseConfig() Config {
 		Server: ServerConfig{Region: Region, MaxSkew: "15m"},
 		Backend: BackendConfig{
 			Type:       "s3",
-			Endpoint:   e.Backend.Endpoint,
+			Endpoint:   e.Store.Endpoint,
 			Region:     Region,
 			Addressing: "path",
 			Credentials: CredentialsConfig{Source: "static",
-				AccessKeyID: e.Backend.AccessKey, SecretAccessKey: e.Backend.Secret},
+				AccessKeyID: e.Store.Cred.AccessKey, SecretAccessKey: e.Store.Cred.Secret},
 			Checksums:   "verify-only",
 			Conditional: "lease",
 		},
@@ -236,10 +276,10 @@ func (e *Env) ClientAt(t testing.TB, endpoint string, cred Credentials, opts ...
 	return NewS3Client(endpoint, cred, httpClient, opts...)
 }
 
-// BackendClient talks to versitygw directly with its own key, to look behind
-// s3cond's back (what was really stored) and to compare results.
+// BackendClient talks to the backend store directly with its own key, to
+// look behind s3cond's back (what was really stored) and to compare results.
 func (e *Env) BackendClient() *s3.Client {
-	return NewS3Client(e.Backend.Endpoint, Credentials{e.Backend.AccessKey, e.Backend.Secret}, nil)
+	return NewS3Client(e.Store.Endpoint, e.Store.Cred, nil)
 }
 
 // NewS3Client builds a path-style client that does not retry, so a test sees

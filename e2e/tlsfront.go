@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -17,6 +18,8 @@ import (
 type TLSFront struct {
 	URL    string
 	Client *http.Client // trusts the front's certificate
+	// CertPEM is the front's certificate, for a client in another process.
+	CertPEM []byte
 
 	mu    sync.Mutex
 	modes map[string]int
@@ -41,6 +44,7 @@ func NewTLSFront(t testing.TB, target string) *TLSFront {
 	srv := httptest.NewTLSServer(proxy)
 	t.Cleanup(srv.Close)
 	f.URL, f.Client = srv.URL, srv.Client()
+	f.CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	return f
 }
 

@@ -65,11 +65,21 @@ type ClusterOptions struct {
 	DefaultLease bool
 	// Env is more S3COND_* settings for every process.
 	Env []string
+	// Backend is the store behind s3cond (default versitygw). s3rver
+	// ignores conditional headers: only s3cond's leases order the writes.
+	Backend e2e.BackendKind
+	// Direct starts no s3cond: the clients talk to the store itself with
+	// its own key (the control that shows what the store alone does).
+	Direct bool
 }
 
-// Cluster is versitygw, optionally a delay proxy and a shared lease store
-// (moto, or an etcd cluster), and s3cond processes in front of them.
+// Cluster is a store (versitygw or s3rver), optionally a delay proxy and a
+// shared lease store (moto, or an etcd cluster), and s3cond processes in
+// front of them.
 type Cluster struct {
+	// Store is the backend store; Backend is the same store when it is
+	// versitygw (nil otherwise), for the tests that stop and restart it.
+	Store   e2e.Store
 	Backend *testservers.VersityGW
 	Delay   *testservers.DelayProxy  // nil unless DelayBackend
 	Moto    *Moto                    // nil unless DynamoDB
@@ -90,17 +100,17 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	if opts.Proxies == 0 {
 		opts.Proxies = 1
 	}
-	c := &Cluster{Backend: testservers.StartVersityGW(t), Cred: e2e.Credentials{AccessKey: clientKey, Secret: clientSecret},
-		Bucket: testBucket}
-	backendEndpoint := c.Backend.Endpoint
+	c := &Cluster{Cred: e2e.Credentials{AccessKey: clientKey, Secret: clientSecret}, Bucket: testBucket}
+	c.Store, c.Backend = e2e.StartStore(t, opts.Backend)
+	backendEndpoint := c.Store.Endpoint
 	if opts.DelayBackend {
-		c.Delay = testservers.StartDelayProxy(t, c.Backend.Process.Addr)
+		c.Delay = testservers.StartDelayProxy(t, strings.TrimPrefix(c.Store.Endpoint, "http://"))
 		backendEndpoint = c.Delay.Endpoint()
 	}
 	c.Config = e2e.Config{
 		Server: e2e.ServerConfig{Region: e2e.Region, MaxSkew: "15m"},
 		Backend: e2e.BackendConfig{Type: "s3", Endpoint: backendEndpoint, Region: e2e.Region, Addressing: "path",
-			Credentials: e2e.CredentialsConfig{Source: "static", AccessKeyID: c.Backend.AccessKey, SecretAccessKey: c.Backend.Secret},
+			Credentials: e2e.CredentialsConfig{Source: "static", AccessKeyID: c.Store.Cred.AccessKey, SecretAccessKey: c.Store.Cred.Secret},
 			Checksums:   "verify-only", Conditional: "lease"},
 		Keys: []e2e.KeyConfig{{AccessKeyID: clientKey, Secret: clientSecret, Buckets: []string{"*"}, Access: "read-write"}},
 		Lease: e2e.LeaseConfig{Store: "embedded", Timeout: LeaseTimeout.String(), MaxClockSkewRate: SkewRate,
@@ -136,6 +146,9 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	}
 	if opts.Etcd != nil {
 		c.useEtcd(opts.Etcd)
+	}
+	if opts.Direct {
+		c.Cred, opts.Proxies = c.Store.Cred, 0
 	}
 	for i := 0; i < opts.Proxies; i++ {
 		var offset time.Duration
@@ -231,8 +244,11 @@ func (c *Cluster) useEtcd(etcd *testservers.EtcdCluster) {
 		"S3COND_LEASE_ETCD_REQUEST_TIMEOUT="+etcdRequestTimeout.String())
 }
 
-// Endpoints lists the s3cond endpoints.
+// Endpoints lists the s3cond endpoints (the store's, for a Direct cluster).
 func (c *Cluster) Endpoints() []string {
+	if len(c.Proxies) == 0 {
+		return []string{c.Store.Endpoint}
+	}
 	out := make([]string, len(c.Proxies))
 	for i, p := range c.Proxies {
 		out[i] = p.Endpoint

@@ -12,7 +12,12 @@
 // for an unreachable lease store is not among them: s3cond answers it before
 // anything reaches the backend, and the model holds it to that.
 //
-// The tests start real servers (versitygw, moto, etcd, s3cond) through
-// internal/testservers. S3COND_SOAK_DURATION makes the recording phases run
+// The tests start real servers (versitygw, s3rver, moto, etcd, s3cond)
+// through internal/testservers. ClusterOptions.Backend puts s3rver, which
+// ignores conditional headers, behind s3cond instead of versitygw
+// (s3rver_test.go), ClusterOptions.Etcd shares an etcd cluster as the lease
+// store, and ClusterOptions.Direct runs a workload straight on the store, as
+// the control that must not be linearizable. S3COND_SOAK_DURATION makes the
+// recording phases run
 // longer (scripts/soak.sh).
 package linearizability

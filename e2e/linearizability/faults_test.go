@@ -44,10 +44,10 @@ func timedCreate(t *testing.T, client *s3.Client, bucket, key, value string) (ti
 	return time.Since(start), err
 }
 
-// backendValue reads key straight from versitygw: what was really stored.
+// backendValue reads key straight from the store: what was really stored.
 func backendValue(t *testing.T, c *Cluster, key string) (string, bool) {
 	t.Helper()
-	client := e2e.NewS3Client(c.Backend.Endpoint, e2e.Credentials{AccessKey: c.Backend.AccessKey, Secret: c.Backend.Secret}, nil)
+	client := e2e.NewS3Client(c.Store.Endpoint, c.Store.Cred, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(c.Bucket), Key: aws.String(key)})
