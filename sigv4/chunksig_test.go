@@ -17,7 +17,7 @@ import (
 )
 
 // The AWS "Example: PUT Object" streaming upload
-// (/work/shared/testdata/sigv4/streaming-example.txt).
+// (testdata/streaming-example.txt).
 const (
 	exampleSecret        = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 	exampleScope         = "20130524/us-east-1/s3/aws4_request"
