@@ -345,7 +345,6 @@ func finishLine(line []byte, err error) ([]byte, error) {
 	return line[:len(line)-2], nil
 }
 
-
 // countingReader counts the bytes read from the client.
 type countingReader struct {
 	r io.Reader
