@@ -28,7 +28,7 @@ func runCompatProgram(t *testing.T, e *Env, dir string, extraEnv []string, name 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), compatCommandTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, clientProgram(name), args...)
+	cmd := exec.CommandContext(ctx, clientProgram(t, name), args...)
 	cmd.Env = append(clientEnv(e.RW), extraEnv...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
