@@ -59,8 +59,6 @@ type Env struct {
 
 	// Config is the configuration the s3cond processes were started with.
 	Config Config
-
-	processEnv []string
 }
 
 // Option adjusts how NewEnv sets things up.
@@ -69,7 +67,6 @@ type Option func(*envSetup)
 type envSetup struct {
 	proxies   int
 	configure []func(*Config)
-	env       []string
 	// backendIAM starts versitygw with its IAM service (admin API users).
 	backendIAM bool
 }
@@ -87,11 +84,6 @@ func WithConfig(change func(*Config)) Option {
 // their listen address and data_dir); they share a lease table only if the
 // configuration uses the dynamodb store.
 func WithProxies(n int) Option { return func(s *envSetup) { s.proxies = n } }
-
-// WithProcessEnv passes extra environment variables to every s3cond process.
-func WithProcessEnv(kv ...string) Option {
-	return func(s *envSetup) { s.env = append(s.env, kv...) }
-}
 
 // NewEnv starts versitygw and, unless in ModeDirect, s3cond in front of it.
 func NewEnv(t testing.TB, opts ...Option) *Env {
@@ -122,7 +114,6 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	if e.Config.Lease.Store == "dynamodb" {
 		e.createLeaseTable(t)
 	}
-	e.processEnv = setup.env
 	for i := 0; i < setup.proxies; i++ {
 		e.Proxies = append(e.Proxies, e.StartProxy(t, nil))
 	}
@@ -146,7 +137,7 @@ func (e *Env) StartProxy(t testing.TB, change func(*Config)) *testservers.S3cond
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testservers.StartS3cond(t, text, e.processEnv...)
+	return testservers.StartS3cond(t, text)
 }
 
 // WithDynamoDBLeases points the lease store at a DynamoDB-compatible
