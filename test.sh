@@ -21,6 +21,22 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
+# Linters, pinned by version; `go run pkg@version` fetches them through the
+# Go module proxy, so nothing is installed for them.
+staticcheck_version=v0.8.2 # honnef.co/go/tools
+deadcode_version=v0.52.0   # golang.org/x/tools
+
+echo "== staticcheck ($staticcheck_version)"
+go run "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version" ./...
+
+echo "== deadcode ($deadcode_version): functions no program or test reaches"
+unreachable=$(go run "golang.org/x/tools/cmd/deadcode@$deadcode_version" -test ./...)
+if [ -n "$unreachable" ]; then
+	echo "dead code:" >&2
+	echo "$unreachable" >&2
+	exit 1
+fi
+
 echo "== docker-compose files (validated; no Docker engine runs here)"
 docker-compose -f docker-compose.yml config -q
 docker-compose -f docker-compose.etcd.yml config -q

@@ -21,16 +21,15 @@ const maxGroupCommit = 256
 // an urgent one to share its transaction.
 //
 // Why: every conditional write commits twice, acquire and release; a
-// release that waits for the next acquire halves the transactions. This was
-// measured when each transaction cost two fdatasyncs (conditional creates
-// +7% at 16 workers, +8% one at a time); since commits are no longer synced
-// (boltdurability.go), a transaction is a few page writes and the gain is
-// within this machine's noise, but it still halves them, and it matters
-// again where commits are synced (no boot id). Only releases that no
-// goroutine of this process waits for are lazy: the caller made it
-// NotAwaited (the proxy releases after the answer, in the background) and
-// no local goroutine wants the row next (with the embedded table there is
-// no other process), so nobody waits longer.
+// release that waits for the next acquire halves the transactions. Where
+// commits are synced (no boot id, boltdurability.go) each transaction costs
+// two fdatasyncs, and sharing them makes conditional creates about 7-8%
+// faster; where they are not, a transaction is a few page writes and the
+// gain is within measurement noise. Only releases that no goroutine of this
+// process waits for are lazy: the caller made it NotAwaited (the proxy
+// releases after the answer, in the background) and no local goroutine
+// wants the row next (with the embedded table there is no other process),
+// so nobody waits longer.
 const lazyCommitDelay = 2 * time.Millisecond
 
 // lazyWriteKey marks the context of a table write that nobody is waiting

@@ -59,6 +59,18 @@ func (c *countingTable) Get(ctx context.Context, path, etag string) (*dynamoleas
 	return c.Table.Get(ctx, path, etag)
 }
 
+// waitFor polls cond until it holds, failing the test after a deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // Two Committers on one table behave like two processes.
 func twoProcesses(opts dynamolease.Options) (dynamolease.Table, *dynamolease.Committer, *dynamolease.Committer) {
 	tbl := dynamolease.NewMemTable()
@@ -248,7 +260,6 @@ func TestRenewMovesGenerationAndDeadline(t *testing.T) {
 	if rem := lease.Remaining(); rem <= 0 || rem > fastOptions().Timeout {
 		t.Fatalf("Remaining() = %s right after acquiring a %s lease", rem, fastOptions().Timeout)
 	}
-	time.Sleep(10 * time.Millisecond)
 	if err := lease.Renew(testContext(t, time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +360,7 @@ func TestInProcessWakeUp(t *testing.T) {
 		got <- time.Now()
 		_ = l.Release(context.Background())
 	}()
-	time.Sleep(50 * time.Millisecond) // let the waiter queue
+	waitFor(t, "the waiter queues", func() bool { return c.LocalContenders("b/k", `"e"`) == 2 })
 	if err := holder.Release(testContext(t, time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -400,16 +411,18 @@ func TestLocalContendersQueueWithoutPollingTheTable(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range rounds {
-				err := c.Do(testContext(t, 10*time.Second), "b/hot", "*", nil, func(context.Context, *dynamolease.Lease) error {
-					n := inside.Add(1)
-					if n > maxInside.Load() {
-						maxInside.Store(n)
-					}
-					time.Sleep(time.Millisecond)
-					inside.Add(-1)
-					return nil
-				})
+				lease, err := c.Acquire(testContext(t, 10*time.Second), "b/hot", "*", nil)
 				if err != nil {
+					t.Error(err)
+					return
+				}
+				n := inside.Add(1)
+				if n > maxInside.Load() {
+					maxInside.Store(n)
+				}
+				time.Sleep(time.Millisecond) // hold the lease a while, so others contend for it
+				inside.Add(-1)
+				if err := lease.Release(testContext(t, time.Second)); err != nil {
 					t.Error(err)
 					return
 				}
@@ -449,37 +462,18 @@ func TestStoreFailureIsStoreError(t *testing.T) {
 	// Failing while waiting on another holder.
 	tbl.fail.Store(false)
 	mustAcquire(t, dynamolease.NewCommitter(tbl, opts, zerolog.Nop()), "b/k", "*")
-	go func() { time.Sleep(3 * opts.PollInterval); tbl.fail.Store(true) }()
+	// The table fails once the waiter has found the row held (its Create
+	// answered) and is polling it.
+	go func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for tbl.gets.Load() == 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		tbl.fail.Store(true)
+	}()
 	_, err = c.Acquire(testContext(t, 5*time.Second), "b/k", "*", nil)
 	if !errors.As(err, &storeErr) || storeErr.Op != "get" {
 		t.Fatalf("Acquire when the table fails mid-wait = %v, want *StoreError{get}", err)
-	}
-}
-
-func TestDoReleasesAfterErrorAndPanic(t *testing.T) {
-	tbl := dynamolease.NewMemTable()
-	c := dynamolease.NewCommitter(tbl, fastOptions(), zerolog.Nop())
-	opErr := errors.New("backend said 500")
-	err := c.Do(testContext(t, time.Second), "b/k", "*", nil, func(context.Context, *dynamolease.Lease) error { return opErr })
-	if err != opErr {
-		t.Fatalf("Do = %v, want op's error", err)
-	}
-	row, _ := tbl.Get(testContext(t, time.Second), "b/k", "*")
-	if row == nil || !row.Released {
-		t.Fatalf("row after a failed op = %+v, want released", row)
-	}
-
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Fatal("panic did not propagate")
-			}
-		}()
-		_ = c.Do(testContext(t, time.Second), "b/k", "*", nil, func(context.Context, *dynamolease.Lease) error { panic("op") })
-	}()
-	row, _ = tbl.Get(testContext(t, time.Second), "b/k", "*")
-	if row == nil || !row.Released || row.Generation != 1 {
-		t.Fatalf("row after a panicking op = %+v, want generation 1 released", row)
 	}
 }
 
@@ -525,7 +519,7 @@ func TestLocalWaitersWhoseETagMovedWriteNothing(t *testing.T) {
 			errs <- err
 		}()
 	}
-	time.Sleep(50 * time.Millisecond) // all four queue behind the holder
+	waitFor(t, "all four queue behind the holder", func() bool { return p1.LocalContenders("b/k", `"v1"`) == 1+waiters })
 	released.Store(true)
 	start := time.Now()
 	if err := holder.Release(testContext(t, time.Second)); err != nil {

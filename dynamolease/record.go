@@ -53,14 +53,6 @@ type StoreError struct {
 func (e *StoreError) Error() string { return fmt.Sprintf("lease table %s: %v", e.Op, e.Err) }
 func (e *StoreError) Unwrap() error { return e.Err }
 
-func (r *Record) clone() *Record {
-	if r == nil {
-		return nil
-	}
-	c := *r
-	return &c
-}
-
 // normalise rounds r to what a DynamoDB row can carry (milliseconds of
 // timeout, seconds of TTL), so every Table returns the same values.
 func normalise(r Record) Record {

@@ -256,7 +256,7 @@ func runClientResult(t *testing.T, cred Credentials, dir, name string, args ...s
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, clientProgram(name), args...)
+	cmd := exec.CommandContext(ctx, clientProgram(t, name), args...)
 	cmd.Env = clientEnv(cred)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/s3cond/s3cond/internal/testservers"
 )
 
 // compatCommandTimeout bounds one client command; the slowest is a 16 MiB
@@ -26,7 +28,7 @@ func runCompatProgram(t *testing.T, e *Env, dir string, extraEnv []string, name 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), compatCommandTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, clientProgram(name), args...)
+	cmd := exec.CommandContext(ctx, clientProgram(t, name), args...)
 	cmd.Env = append(clientEnv(e.RW), extraEnv...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
@@ -67,6 +69,7 @@ type awsCLICompat struct {
 }
 
 func newAWSCLICompat(t *testing.T, e *Env) compatClient {
+	testservers.Require(t, "aws")
 	dir := t.TempDir()
 	// The CLI reads its transfer settings only from the config file.
 	writeFile(t, filepath.Join(dir, "config"), "[default]\ns3 =\n  multipart_threshold = 5MB\n  multipart_chunksize = 5MB\n")
@@ -163,6 +166,7 @@ type scriptCompat struct {
 }
 
 func newBoto3Compat(t *testing.T, e *Env) compatClient {
+	testservers.Require(t, "python3")
 	script, err := filepath.Abs(filepath.Join("scripts", "compat_boto3.py"))
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +175,7 @@ func newBoto3Compat(t *testing.T, e *Env) compatClient {
 }
 
 func newNodeCompat(t *testing.T, e *Env) compatClient {
+	testservers.Require(t, "node_modules")
 	dir, err := filepath.Abs("node")
 	if err != nil {
 		t.Fatal(err)
@@ -250,6 +255,7 @@ type rcloneCompat struct {
 const rcloneRemote = "s3cond"
 
 func newRcloneCompat(t *testing.T, e *Env) compatClient {
+	testservers.Require(t, "rclone")
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "rclone.conf"), "")
 	return rcloneCompat{e: e, dir: dir}
@@ -333,6 +339,7 @@ type s3cmdCompat struct {
 }
 
 func newS3cmdCompat(t *testing.T, e *Env) compatClient {
+	testservers.Require(t, "s3cmd")
 	u, err := url.Parse(e.Endpoint)
 	if err != nil {
 		t.Fatal(err)

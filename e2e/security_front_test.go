@@ -19,10 +19,7 @@ import (
 // endpoint and returns its combined output and whether it succeeded.
 func versitygwAdmin(t *testing.T, endpoint string, cred Credentials, args ...string) (string, bool) {
 	t.Helper()
-	bin, err := testservers.VersityGWPath()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testservers.Require(t, "versitygw")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	all := append([]string{"admin", "--access", cred.AccessKey, "--secret", cred.Secret, "--endpoint-url", endpoint}, args...)

@@ -139,7 +139,7 @@ func BenchmarkForwardGet4KiB(b *testing.B) {
 	body := bytes.Repeat([]byte("g"), 4<<10)
 	host, conn, br := benchFront(b, body)
 	r := &wireRequest{method: http.MethodGet, target: "/" + bucketName + "/key"}
-	r.sign(b, host, emptySHA256)
+	r.sign(b, host, sigv4.EmptyPayloadHash)
 	replay(b, conn, br, r.bytes(host), len(body))
 }
 

@@ -167,7 +167,7 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		}
 		req.Body = http.NoBody
 		req.ContentLength = 0
-		req.Header.Set("X-Amz-Content-Sha256", emptySHA256)
+		req.Header.Set("X-Amz-Content-Sha256", sigv4.EmptyPayloadHash)
 	default:
 		hb = newHoldbackReader(&countingReader{r: spec.body, info: c.info}, spec.gate)
 		req.Body = io.NopCloser(hb)
@@ -180,8 +180,6 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 	}
 	return req, hb, nil
 }
-
-const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 // mapCopySource rewrites the bucket of an X-Amz-Copy-Source header to the
 // backend's name for it (authorise made sure b serves the source bucket).

@@ -15,6 +15,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -24,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -728,22 +730,42 @@ func TestHostileShortBody(t *testing.T) {
 		}
 	})
 	t.Run("client drops the connection", func(t *testing.T) {
+		// The backend reports when the upload reaches it and how reading its
+		// body ended, so the client goes only once the backend request is
+		// open, and the test knows when the backend is done with it.
+		started, ended := make(chan struct{}), make(chan error, 1)
+		f := newFixtureWith(t, fixtureOptions{backendHook: func(r *http.Request) {
+			if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/dropped") {
+				close(started)
+				r.Body = &endReportingBody{ReadCloser: r.Body, ended: ended}
+			}
+		}})
+		host := wireHost(f.proxyURL)
 		conn, err := net.Dial("tcp", host)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := conn.Write(shortPut("dropped").bytes(host)); err != nil {
+		r := &wireRequest{method: http.MethodPut, target: "/" + bucketName + "/dropped", body: shortBody}
+		r.add("Content-Length", strconv.Itoa(declared))
+		r.sign(t, host, "UNSIGNED-PAYLOAD")
+		if _, err := conn.Write(r.bytes(host)); err != nil {
 			t.Fatal(err)
 		}
-		// Let the proxy start the backend request before the client goes.
-		time.Sleep(200 * time.Millisecond)
-		conn.Close()
-		// Whatever the handler does next, the object must never appear.
-		deadline := time.Now().Add(2 * time.Second)
-		for time.Now().Before(deadline) {
-			f.wantNotStored(t, "dropped")
-			time.Sleep(200 * time.Millisecond)
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the upload never reached the backend")
 		}
+		conn.Close()
+		select {
+		case err := <-ended:
+			if err == nil || errors.Is(err, io.EOF) {
+				t.Fatalf("the backend read the body to its end (%v): the upload was not aborted", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the backend request was never ended after the client left")
+		}
+		f.wantNotStored(t, "dropped")
 	})
 }
 
@@ -892,4 +914,25 @@ func TestHostileNoAuthentication(t *testing.T) {
 			}
 		})
 	}
+}
+
+// endReportingBody stands for the backend's view of an upload body: it
+// reports, once, how reading it ended (nil if it was closed before any error).
+type endReportingBody struct {
+	io.ReadCloser
+	ended chan<- error
+	once  sync.Once
+}
+
+func (b *endReportingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.once.Do(func() { b.ended <- err })
+	}
+	return n, err
+}
+
+func (b *endReportingBody) Close() error {
+	b.once.Do(func() { b.ended <- nil })
+	return b.ReadCloser.Close()
 }

@@ -41,7 +41,8 @@ type nopObserver struct{}
 
 func (nopObserver) ObserveRequest(RequestRecord) {}
 
-// conditionalOperations are the writes that may carry write conditions.
+// isConditionalOperation reports whether op is a write that may carry
+// write conditions.
 func isConditionalOperation(op Operation) bool {
 	switch op {
 	case PutObject, CopyObject, CompleteMultipartUpload, DeleteObject:

@@ -183,9 +183,9 @@ func (p *Proxy) logRequest(r *http.Request, rec *statusRecorder, start time.Time
 		Int("status", rec.status).
 		Int64("bytes_out", rec.bytes).
 		Int64("bytes_in", info.bytesIn).
-		Dur("duration", duration)
+		Dur("duration_ms", duration)
 	if info.leaseWait > 0 {
-		ev = ev.Dur("lease_wait", info.leaseWait)
+		ev = ev.Dur("lease_wait_ms", info.leaseWait)
 	}
 	if outcome != "" {
 		ev = ev.Str("conditional", outcome)

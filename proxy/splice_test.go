@@ -194,8 +194,10 @@ func TestSpliceTransportRetriesAConnectionClosedWhileIdle(t *testing.T) {
 			t.Fatalf("GET %d: %d bytes, err %v", i, len(got), err)
 		}
 		resp.Body.Close()
+		// It returns once the backend has closed them. Whether the FIN has
+		// reached the idle socket by the next GET or not, that GET fails
+		// before any answer on it and is sent again on a fresh connection.
 		f.backend.CloseClientConnections()
-		time.Sleep(10 * time.Millisecond) // let the close reach the idle socket
 	}
 	if n := f.dials.Load(); n != 3 {
 		t.Fatalf("dialled %d connections, want a fresh one after each close (3)", n)
@@ -254,12 +256,17 @@ func TestSpliceTransportCancelEndsTheBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The body is under way (its first bytes are in) and the backend holds
+	// the rest back when the request is cancelled.
+	first := make([]byte, len("first"))
+	if _, err := io.ReadFull(resp.Body, first); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := io.Copy(io.Discard, resp.Body)
 		done <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
 	cancel()
 	select {
 	case err := <-done:
@@ -292,17 +299,19 @@ func TestSpliceTransportResponseHeaderTimeout(t *testing.T) {
 }
 
 func TestSpliceTransportCopiesSmallRemainders(t *testing.T) {
-	// The headers go out first and the body a moment later, so that the
-	// body is not in the buffer that read the headers.
+	// The headers go out first and the body only once the client has read
+	// them, so that the body is not in the buffer that read the headers.
 	const size = 10 << 10
+	headRead := make(chan struct{})
 	f := newSpliceFixture(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", fmt.Sprint(size))
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
-		time.Sleep(20 * time.Millisecond)
+		<-headRead
 		_, _ = w.Write(bytes.Repeat([]byte("s"), size))
 	})
 	resp, err := f.get(t, context.Background(), "/small")
+	close(headRead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,9 +340,11 @@ func TestSpliceTransportRetryDialsWhenEveryIdleConnectionIsDead(t *testing.T) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	// The backend restarts: every idle connection is dead.
+	// The backend restarts: every idle connection is dead. The call returns
+	// once the backend has closed them; whether the FINs have reached the
+	// idle sockets yet or not, the first attempt fails before any answer and
+	// the retry dials.
 	f.backend.CloseClientConnections()
-	time.Sleep(20 * time.Millisecond)
 	resp, err := f.get(t, context.Background(), "/b/k")
 	if err != nil {
 		t.Fatalf("GET after the backend dropped every idle connection: %v", err)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/sigv4"
 )
 
 // target is what a request addresses: a bucket and key in the client's
@@ -27,7 +28,7 @@ const maxKeyBytes = 1024
 // (/bucket/key) or, when domain is set and the Host is <bucket>.<domain>, a
 // virtual-hosted one (/key).
 func resolveTarget(r *http.Request, domain string) (target, error) {
-	rawPath := rawRequestPath(r)
+	rawPath := sigv4.RequestRawPath(r)
 	if !strings.HasPrefix(rawPath, "/") {
 		return target{}, s3err.New(s3err.InvalidURI)
 	}
@@ -60,25 +61,6 @@ func resolveTarget(r *http.Request, domain string) (target, error) {
 		return target{}, s3err.New(s3err.InvalidBucketName)
 	}
 	return t, nil
-}
-
-// rawRequestPath is the path exactly as the client sent it. r.URL.Path is
-// decoded and r.URL.RawPath is only kept when it differs, so read the
-// request line.
-func rawRequestPath(r *http.Request) string {
-	uri := r.RequestURI
-	if uri == "" { // requests built in-process (tests) have no RequestURI
-		return r.URL.EscapedPath()
-	}
-	if i := strings.IndexByte(uri, '?'); i >= 0 {
-		uri = uri[:i]
-	}
-	if strings.HasPrefix(uri, "http://") || strings.HasPrefix(uri, "https://") {
-		if u, err := url.Parse(uri); err == nil {
-			return u.EscapedPath()
-		}
-	}
-	return uri
 }
 
 func virtualHostBucket(host, domain string) string {

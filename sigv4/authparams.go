@@ -13,6 +13,11 @@ const (
 	querySecurityToken = "X-Amz-Security-Token"
 )
 
+// EmptyPayloadHash is the hex SHA-256 of an empty payload: the
+// X-Amz-Content-Sha256 of a request without a body, and the data hash of an
+// aws-chunked body's final, empty chunk.
+const EmptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
 // Canonical names of the headers that carry client authentication or payload framing.
 const (
 	headerAuthorization        = "Authorization"
@@ -29,7 +34,6 @@ const (
 	streamingSigned            = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
 	streamingSignedTrailer     = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"
 	streamingUnsignedTrailer   = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
-	emptyPayloadSHA256         = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 	amzDateLayout              = "20060102T150405Z"
 	scopeDateLayout            = "20060102"
 	maxPresignExpiresSeconds   = 604800

@@ -64,7 +64,7 @@ func TestZeroLengthBodiesVerifyOnFirstRead(t *testing.T) {
 		want error
 	}{
 		{"unsigned", func() *Body { b, _ := unsignedBody(t, nil, nil); return b }, io.EOF},
-		{"sha256 of empty", func() *Body { return sha256Body(t, nil, emptyPayloadSHA256, 0) }, io.EOF},
+		{"sha256 of empty", func() *Body { return sha256Body(t, nil, EmptyPayloadHash, 0) }, io.EOF},
 		{"wrong sha256", func() *Body { return sha256Body(t, nil, sha256Hex([]byte("x")), 0) }, s3err.New(s3err.XAmzContentSHA256Mismatch)},
 		{"wrong crc32", func() *Body {
 			b, _ := unsignedBody(t, nil, http.Header{"X-Amz-Checksum-Crc32": {crc32Base64([]byte("x"))}})
@@ -144,7 +144,7 @@ func TestFailuresNeverEndWithEOF(t *testing.T) {
 	badSigned[bytes.LastIndex(badSigned, []byte("chunk-signature="))+20] ^= 1 // final chunk's signature
 	makers := map[string]func() (*Body, error){
 		"sha256": func() (*Body, error) {
-			return NewBody(bytes.NewReader(payload), BodySpec{Mode: PayloadSHA256, PayloadSHA256: emptyPayloadSHA256, ContentLength: int64(len(payload))})
+			return NewBody(bytes.NewReader(payload), BodySpec{Mode: PayloadSHA256, PayloadSHA256: EmptyPayloadHash, ContentLength: int64(len(payload))})
 		},
 		"content-md5": func() (*Body, error) {
 			return unsignedBody(t, payload, http.Header{"Content-Md5": {"XrY7u+Ae7tCTyyK7j1rNww=="}})

@@ -36,7 +36,7 @@ func newCanonicalInput(r *http.Request, fields authFields, payloadHash string, p
 	}
 	return canonicalInput{
 		method:        r.Method,
-		rawPath:       requestRawPath(r),
+		rawPath:       RequestRawPath(r),
 		rawQuery:      r.URL.RawQuery,
 		presigned:     presigned,
 		header:        r.Header,
@@ -49,10 +49,12 @@ func newCanonicalInput(r *http.Request, fields authFields, payloadHash string, p
 	}
 }
 
-// requestRawPath returns the request path byte for byte as the client sent
-// it. Server requests carry it in RequestURI (origin form "/p?q" or absolute
-// form "http://host/p?q"); requests built in-process only have the URL.
-func requestRawPath(r *http.Request) string {
+// RequestRawPath returns the request path byte for byte as the client sent
+// it: r.URL.Path is decoded, and r.URL.RawPath is kept only when it differs,
+// so the path that is signed (and routed on) comes from the request line.
+// Server requests carry it in RequestURI (origin form "/p?q" or absolute form
+// "http://host/p?q"); requests built in-process only have the URL.
+func RequestRawPath(r *http.Request) string {
 	uri := r.RequestURI
 	if uri == "" {
 		if r.URL.Opaque != "" {

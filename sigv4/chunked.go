@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -144,7 +145,7 @@ func (d *chunkedDecoder) endChunk() error {
 	if d.chain == nil {
 		return nil
 	}
-	err := d.chain.verifyChunk(d.chunkSignature, d.chunkHash.Sum(nil))
+	err := d.chain.verifyChunk(d.chunkSignature, hex.EncodeToString(d.chunkHash.Sum(nil)))
 	d.chunkHash.Reset()
 	return err
 }
@@ -153,7 +154,7 @@ func (d *chunkedDecoder) endChunk() error {
 // trailer section, and that nothing follows it.
 func (d *chunkedDecoder) endStream(finalSignature string) error {
 	if d.chain != nil {
-		if err := d.chain.verifyChunk(finalSignature, emptySHA256[:]); err != nil {
+		if err := d.chain.verifyChunk(finalSignature, EmptyPayloadHash); err != nil {
 			return err
 		}
 	}
@@ -343,8 +344,6 @@ func finishLine(line []byte, err error) ([]byte, error) {
 	}
 	return line[:len(line)-2], nil
 }
-
-var emptySHA256 = sha256.Sum256(nil)
 
 // countingReader counts the bytes read from the client.
 type countingReader struct {

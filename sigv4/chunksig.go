@@ -45,9 +45,9 @@ func newSignatureChain(s *ChunkSigning) *signatureChain {
 
 // verifyChunk checks the signature a chunk header claimed against the
 // SHA-256 of the chunk's data, and advances the chain on success.
-func (c *signatureChain) verifyChunk(claimed string, dataSHA256 []byte) error {
+func (c *signatureChain) verifyChunk(claimed, dataSHA256Hex string) error {
 	stringToSign := chunkStringToSignPrefix + c.amzDate + "\n" + c.scope + "\n" + c.previous + "\n" +
-		emptyPayloadSHA256 + "\n" + hex.EncodeToString(dataSHA256)
+		EmptyPayloadHash + "\n" + dataSHA256Hex
 	return c.verify(claimed, stringToSign, "chunk")
 }
 

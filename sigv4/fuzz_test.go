@@ -137,7 +137,7 @@ func FuzzCanonicalRequest(f *testing.F) {
 }
 
 func BenchmarkVerifyHeaderAuth(b *testing.B) {
-	r := signedRequest(b, "GET", "/bucket/some/key%20name.txt?versionId=3&partNumber=2", "", signOptions{payloadHash: emptyPayloadSHA256})
+	r := signedRequest(b, "GET", "/bucket/some/key%20name.txt?versionId=3&partNumber=2", "", signOptions{payloadHash: EmptyPayloadHash})
 	v := testVerifier()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -56,7 +56,7 @@ func (s *resigner) RoundTrip(req *http.Request) (*http.Response, error) {
 	if payloadHash == "" {
 		payloadHash = unsignedPayload
 		if (out.Body == nil || out.Body == http.NoBody) && out.ContentLength == 0 {
-			payloadHash = emptyPayloadSHA256
+			payloadHash = EmptyPayloadHash
 		}
 		out.Header.Set(headerContentSHA256, payloadHash)
 	}

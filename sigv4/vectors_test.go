@@ -13,9 +13,9 @@ import (
 	"time"
 )
 
-// The AWS SigV4 test suites, both editions, as SPEC §6 lays them out.
+// The AWS SigV4 test suites, both editions, in testdata/ (see testdata/README.md).
 const (
-	vectorsDir      = "../../shared/testdata/sigv4"
+	vectorsDir      = "testdata"
 	suiteDir        = vectorsDir + "/aws-sig-v4-test-suite"
 	awsCAuthDir     = vectorsDir + "/aws-c-auth/v4"
 	vectorAccessKey = "AKIDEXAMPLE"

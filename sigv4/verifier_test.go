@@ -461,7 +461,7 @@ func TestUnsignedAmzHeadersAreRefused(t *testing.T) {
 		{"X-Amz-Checksum-Crc32", false},
 		{"X-Amz-User-Agent", false},
 	} {
-		r := signedRequest(t, "PUT", "/bucket/key", "", signOptions{payloadHash: emptyPayloadSHA256})
+		r := signedRequest(t, "PUT", "/bucket/key", "", signOptions{payloadHash: EmptyPayloadHash})
 		r.Header.Set(c.header, "added after signing")
 		_, err := testVerifier().Verify(r)
 		refused := s3err.Is(err, s3err.AccessDenied)

@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 )
 
@@ -30,7 +31,7 @@ const (
 )
 
 func main() {
-	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Timestamp().Logger()
+	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, NoColor: !isatty.IsTerminal(os.Stderr.Fd())}).With().Timestamp().Logger()
 	if len(os.Args) > 1 && os.Args[1] == relaySubcommand {
 		os.Exit(mainRelay(os.Args[2:], log))
 	}

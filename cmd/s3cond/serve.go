@@ -140,18 +140,6 @@ func printDevBanner(w io.Writer, endpoint string, cfg *config.Config) {
 		config.DevAccessKeyID, config.DevSecret, endpoint)
 }
 
-func newLogger(c config.Log, stderr io.Writer) (zerolog.Logger, error) {
-	level, err := zerolog.ParseLevel(c.Level)
-	if err != nil {
-		return zerolog.Logger{}, fmt.Errorf("log.level: %w", err)
-	}
-	var w io.Writer = stderr
-	if c.Format == config.LogFormatConsole {
-		w = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.RFC3339}
-	}
-	return zerolog.New(w).Level(level).With().Timestamp().Logger(), nil
-}
-
 func tableCreate(ctx context.Context, args, env []string, stdout, stderr io.Writer) error {
 	f, err := parseFlags("table create", args, stderr)
 	if err != nil {

@@ -31,6 +31,7 @@ var shared struct {
 
 func sharedMoto(t testing.TB) *Moto {
 	t.Helper()
+	testservers.Require(t, "moto")
 	shared.once.Do(func() {
 		addr := testservers.FreeAddr(t)
 		shared.process, shared.err = testservers.StartProcess(testservers.MotoSpec(addr))

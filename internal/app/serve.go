@@ -88,7 +88,7 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 	if a.Readiness != nil {
 		a.Readiness.Drain()
 	}
-	o.Log.Info().Int64("in_flight", inFlight.Load()).Dur("grace", o.ShutdownGrace).
+	o.Log.Info().Int64("in_flight", inFlight.Load()).Dur("grace_ms", o.ShutdownGrace).
 		Msg("shutting down: no new connections, waiting for requests in flight")
 	graceCtx, cancelGrace := context.WithTimeout(context.Background(), o.ShutdownGrace)
 	defer cancelGrace()

@@ -142,14 +142,6 @@ type Pool struct {
 	ResponseHeaderTimeout time.Duration `yaml:"response_header_timeout"`
 }
 
-// BackendBucket returns the backend bucket that serves the client's bucket.
-func (b Backend) BackendBucket(clientBucket string) string {
-	if mapped, ok := b.Buckets[clientBucket]; ok {
-		return mapped
-	}
-	return clientBucket
-}
-
 // Credentials are AWS credentials s3cond signs with. After Load, a source of
 // "env" has AccessKeyID and SecretAccessKey filled from the named variables,
 // so users of the config read the values the same way for "static" and "env".
@@ -340,14 +332,4 @@ func namedBackendDefaults(b Backend) Backend {
 		b.Pool = d.Pool
 	}
 	return b
-}
-
-// BackendFor returns the backend that serves a client bucket.
-func (c *Config) BackendFor(clientBucket string) Backend {
-	for _, b := range c.Backends {
-		if _, ok := b.Buckets[clientBucket]; ok {
-			return b
-		}
-	}
-	return c.Backend
 }

@@ -69,7 +69,7 @@ func TestLoadFleetFileResolvesEveryIndirection(t *testing.T) {
 	if !reflect.DeepEqual(cfg.Keys[0].Buckets, []string{"analytics", "logs-*"}) || cfg.Keys[0].CanWrite() {
 		t.Errorf("reader key: %+v", cfg.Keys[0])
 	}
-	if cfg.Backend.BackendBucket("logs") != "prod.logs-eu" || cfg.Backend.BackendBucket("other") != "other" {
+	if _, other := cfg.Backend.Buckets["other"]; cfg.Backend.Buckets["logs"] != "prod.logs-eu" || other {
 		t.Errorf("bucket mapping: %v", cfg.Backend.Buckets)
 	}
 	l := cfg.Lease
@@ -229,10 +229,7 @@ backends:
 		aws.Pool.MaxIdleConnsPerHost == 0 || aws.Conditional != ConditionalNative || aws.Checksums != ChecksumsForward {
 		t.Fatalf("named backend defaults or overrides wrong: %+v", aws)
 	}
-	if got := cfg.BackendFor("ledger"); got.Name != "aws" || got.BackendBucket("ledger") != "prod-ledger" {
-		t.Fatalf("ledger served by %q as %q", got.Name, got.BackendBucket("ledger"))
-	}
-	if got := cfg.BackendFor("anything-else"); got.Name != DefaultBackendName {
-		t.Fatalf("an unlisted bucket went to %q, want the default backend", got.Name)
+	if aws.Name != "aws" || aws.Buckets["ledger"] != "prod-ledger" {
+		t.Fatalf("backend %q maps ledger to %q", aws.Name, aws.Buckets["ledger"])
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3bolt"
 	"github.com/rs/zerolog"
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // ObjectsFile is the store's file inside the data directory.
@@ -54,7 +55,7 @@ func Start(ctx context.Context, dataDir string, log zerolog.Logger) (*Server, er
 	path := filepath.Join(dataDir, ObjectsFile)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: openTimeout})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("embedded store: %s is in use by another process", path)
 		}
 		return nil, fmt.Errorf("embedded store: open %s: %w", path, err)

@@ -1,7 +1,8 @@
-// Package s3xml reads and writes the S3 XML bodies s3cond has to look inside:
-// DeleteObjects (to evaluate per-key conditions and forward the rest),
-// CompleteMultipartUpload and CopyObject results (to learn the ETag a
-// conditional write produced).
+// Package s3xml reads and writes the one S3 XML body s3cond has to look
+// inside: DeleteObjects, whose request it parses to authorise every key and
+// evaluate per-key conditions, and whose backend result it merges with the
+// per-key errors s3cond decided itself. Every other body (CopyObject and
+// CompleteMultipartUpload among them) streams through unread.
 //
 // Every reader is bounded: it never reads more than the limit it is given,
 // rejects documents nested deeper than S3's schemas need, and accepts the
@@ -9,8 +10,8 @@
 // IncompleteBody if they could not be read; backend bodies that fail are
 // BadGateway (502), because the client did nothing wrong. An *s3err.Error
 // returned by the body reader itself (a signature or checksum check) is
-// passed through unchanged. A backend answering 200 with an <Error> document (which S3
-// does for CompleteMultipartUpload and CopyObject) yields that error.
+// passed through unchanged. A backend answering 200 with an <Error> document
+// (which S3 may do for any long-running request) yields that error.
 package s3xml
 
 // Namespace is the XML namespace of S3 documents.
@@ -19,15 +20,11 @@ const Namespace = "http://s3.amazonaws.com/doc/2006-03-01/"
 // Limits S3 places on request contents.
 const (
 	MaxDeleteObjects = 1000
-	MaxParts         = 10000
 )
 
 // Suggested body limits, used when a reader is given limit <= 0. They leave
-// room for S3's maxima (1000 keys of 1024 bytes, 10000 parts with checksums)
-// with XML escaping.
+// room for S3's maximum (1000 keys of 1024 bytes) with XML escaping.
 const (
-	DefaultDeleteRequestLimit   int64 = 4 << 20
-	DefaultDeleteResultLimit    int64 = 8 << 20
-	DefaultCompleteRequestLimit int64 = 8 << 20
-	DefaultSmallResultLimit     int64 = 64 << 10
+	DefaultDeleteRequestLimit int64 = 4 << 20
+	DefaultDeleteResultLimit  int64 = 8 << 20
 )

@@ -49,30 +49,3 @@ func FuzzParseDeleteRequest(f *testing.F) {
 		}
 	})
 }
-
-func FuzzParseCompleteRequest(f *testing.F) {
-	f.Add([]byte(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"a"</ETag></Part></CompleteMultipartUpload>`))
-	f.Add([]byte(`<CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Part><PartNumber>2</PartNumber><ETag>&quot;b&quot;</ETag><ChecksumCRC32>AAAAAA==</ChecksumCRC32></Part></CompleteMultipartUpload>`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := ParseCompleteRequest(bytes.NewReader(body), 1<<20)
-		if err != nil {
-			checkClientError(t, err)
-			return
-		}
-		if n := len(req.Parts); n < 1 || n > MaxParts {
-			t.Fatalf("accepted %d parts", n)
-		}
-		for _, p := range req.Parts {
-			if p.PartNumber < 1 || p.PartNumber > MaxParts || p.ETag == "" {
-				t.Fatalf("accepted part %+v", p)
-			}
-		}
-		again, err := ParseCompleteRequest(bytes.NewReader(req.Marshal()), 0)
-		if err != nil {
-			t.Fatalf("own output rejected: %v\n%s", err, req.Marshal())
-		}
-		if !reflect.DeepEqual(again, req) {
-			t.Fatalf("round trip changed the request\n got %+v\nwant %+v", again, req)
-		}
-	})
-}

@@ -3,7 +3,6 @@ package testservers
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -26,17 +25,11 @@ func DynalitePath(t testing.TB) (string, error) {
 // free 127.0.0.1 port, stops it when the test ends and returns its endpoint,
 // "http://127.0.0.1:PORT". It runs node directly rather than through npx so
 // the harness holds the server's own PID. A missing node or dynalite fails
-// the test.
+// the test (see Require).
 func StartDynalite(t testing.TB) string {
 	t.Helper()
-	script, err := DynalitePath(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is needed to run dynalite: %v", err)
-	}
+	script := Require(t, "dynalite")
+	node := Require(t, "node")
 	port := FreePort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	Start(t, Spec{

@@ -42,7 +42,7 @@ func MotoPython() string {
 // StartMoto starts moto (an in-memory emulation of AWS, used here for
 // DynamoDB) on a free 127.0.0.1 port, stops it when the test ends and returns
 // its endpoint, "http://127.0.0.1:PORT". It serves one request at a time
-// (see motoSerialServer). A missing Python or moto fails the test.
+// (see motoSerialServer). A missing moto fails the test (see Require).
 func StartMoto(t testing.TB) string {
 	t.Helper()
 	addr := FreeAddr(t)
@@ -55,9 +55,10 @@ func StartMoto(t testing.TB) string {
 func MotoSpec(addr string) Spec {
 	_, port, _ := net.SplitHostPort(addr)
 	return Spec{
-		Name: "moto",
-		Path: MotoPython(),
-		Args: []string{"-c", motoSerialServer, "127.0.0.1", port},
+		Name:  "moto",
+		Path:  MotoPython(),
+		Needs: "moto",
+		Args:  []string{"-c", motoSerialServer, "127.0.0.1", port},
 		// Importing moto takes many seconds on a busy 2-core machine.
 		Wait: 90 * time.Second,
 		Addr: addr,

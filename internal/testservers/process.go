@@ -1,7 +1,8 @@
 // Package testservers starts the real servers s3cond's tests run against
 // (moto_server, dynalite, versitygw, s3cond itself) as child processes bound
 // to 127.0.0.1 on free ports, and stops them when the test ends. A missing
-// program fails the test: it never skips.
+// program fails the test, naming the install step; only `go test -short`
+// skips it (see Require).
 package testservers
 
 import (
@@ -31,12 +32,15 @@ type Process struct {
 // Spec describes how to start a server.
 type Spec struct {
 	Name string
-	Path string   // program to run
-	Args []string // arguments; the caller already put Addr's port in them
-	Env  []string // extra environment, added to os.Environ()
-	Dir  string
-	Addr string        // the address to wait for
-	Wait time.Duration // how long to wait for Addr to accept; default 30 s
+	Path string // program to run
+	// Needs is what Require checks before the start (see Require's names);
+	// empty means Path itself.
+	Needs string
+	Args  []string // arguments; the caller already put Addr's port in them
+	Env   []string // extra environment, added to os.Environ()
+	Dir   string
+	Addr  string        // the address to wait for
+	Wait  time.Duration // how long to wait for Addr to accept; default 30 s
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
@@ -59,6 +63,11 @@ func FreeAddr(t testing.TB) string {
 // a cleanup that stops it. The server's output is printed if the test fails.
 func Start(t testing.TB, spec Spec) *Process {
 	t.Helper()
+	needs := spec.Needs
+	if needs == "" {
+		needs = spec.Path
+	}
+	Require(t, needs)
 	p, err := StartProcess(spec)
 	if err != nil {
 		t.Fatalf("start %s: %v", spec.Name, err)

@@ -46,10 +46,7 @@ func VersityGWPath() (string, error) {
 // made by hand has no ACL and versitygw then answers 500.
 func StartVersityGW(t testing.TB) *VersityGW {
 	t.Helper()
-	path, err := VersityGWPath()
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := Require(t, "versitygw")
 	v := &VersityGW{
 		AccessKey: "vgwaccesskey",
 		Secret:    "vgw-secret-key-for-tests",
@@ -79,10 +76,7 @@ func (v *VersityGW) args(addr string) []string {
 func (v *VersityGW) Restart(t testing.TB) {
 	t.Helper()
 	v.Process.Stop()
-	path, err := VersityGWPath()
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := Require(t, "versitygw")
 	addr := v.Process.Addr
 	v.Process = Start(t, Spec{
 		Name: "versitygw",

@@ -10,10 +10,7 @@ import (
 // forwarded that API would hand its clients. Restart drops the flag.
 func StartVersityGWWithIAM(t testing.TB) *VersityGW {
 	t.Helper()
-	path, err := VersityGWPath()
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := Require(t, "versitygw")
 	v := &VersityGW{
 		AccessKey: "vgwaccesskey",
 		Secret:    "vgw-secret-key-for-tests",

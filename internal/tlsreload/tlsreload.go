@@ -60,20 +60,14 @@ func (r *Reloader) Reload() error {
 	return nil
 }
 
-// Certificate is the certificate in service.
-func (r *Reloader) Certificate() *tls.Certificate { return r.cert.Load() }
-
-// GetCertificate is for tls.Config.GetCertificate: every handshake takes
-// the certificate in service at that moment.
-func (r *Reloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-	return r.cert.Load(), nil
-}
-
-// TLSConfig is a server configuration serving the reloadable certificate.
+// TLSConfig is a server configuration serving the reloadable certificate:
+// every handshake takes the certificate in service at that moment.
 func (r *Reloader) TLSConfig() *tls.Config {
 	return &tls.Config{
-		MinVersion:     tls.VersionTLS12,
-		GetCertificate: r.GetCertificate,
+		MinVersion: tls.VersionTLS12,
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+			return r.cert.Load(), nil
+		},
 	}
 }
 
