@@ -196,6 +196,11 @@ func (p *Proxy) ensureHalfLease(ctx context.Context, l *dynamolease.Lease) error
 		}
 		return s3err.Wrap(s3err.ServiceUnavailable, err)
 	}
+	if l.Remaining() < p.leaseTimeout/2 {
+		// The renewal itself took more than half the lease: the table is
+		// too slow for the final action to be safe.
+		return s3err.Newf(s3err.ServiceUnavailable, "The lease store is too slow to keep the lease on this key; retry.")
+	}
 	return nil
 }
 

@@ -123,6 +123,10 @@ func (g *guardedWrite) reach() error {
 	if g.aborted {
 		return s3err.Wrap(s3err.InternalError, context.Canceled)
 	}
+	if err := g.ctx.Err(); err != nil {
+		// A lease was lost before anything was sent: send nothing.
+		return s3err.Wrap(s3err.ConditionalRequestConflict, err)
+	}
 	g.reached = true
 	return nil
 }
