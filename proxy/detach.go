@@ -179,7 +179,10 @@ func (g *guardedWrite) end() {
 	g.ended = true
 	close(g.done)
 	leases, keepAlives := g.leases, g.keepAlives
-	report := WriteEnd{Operation: g.c.op.String(), ClientLeft: g.clientLeft, Outcome: "completed", Leases: len(leases)}
+	// The handler still runs, so a cancelled request context means the
+	// client went away (net/http also cancels it when a body read fails).
+	clientLeft := g.clientLeft || g.c.r.Context().Err() != nil
+	report := WriteEnd{Operation: g.c.op.String(), ClientLeft: clientLeft, Outcome: "completed", Leases: len(leases)}
 	switch {
 	case g.reached && !g.answered:
 		report.Outcome = "unknown"

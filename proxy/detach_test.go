@@ -79,7 +79,9 @@ func TestClientHangUpMidWriteKeepsTheLeaseUntilTheBackendAnswers(t *testing.T) {
 				return prepareComplete(t, f, key, "first")
 			}},
 		{name: "PutObject", op: "PutObject",
-			isWrite: func(r *http.Request) bool { return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") == "" },
+			isWrite: func(r *http.Request) bool {
+				return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") == ""
+			},
 			prepare: func(t *testing.T, f *guardFixture, key string) func(ctx context.Context) error {
 				return func(ctx context.Context) error {
 					_, err := f.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucketName), Key: aws.String(key),
