@@ -280,3 +280,32 @@ func TestClientHangUpMidBodyReleasesTheLease(t *testing.T) {
 		t.Fatalf("object holds %d bytes, want the second create's", len(got))
 	}
 }
+
+// TestDetachedWriteIsBounded: a write whose client hung up runs on at the
+// backend for at most the detached-write limit; one still running then is
+// cancelled, and since nobody knows whether it committed, its lease is left
+// to expire rather than released.
+func TestDetachedWriteIsBounded(t *testing.T) {
+	slow := &slowWriteBackend{key: "stuck", arrived: make(chan struct{}), finish: make(chan struct{}),
+		isWrite: func(r *http.Request) bool { return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/stuck") }}
+	f := newGuardFixture(t, guardOptions{wrap: slow.wrap})
+	t.Cleanup(sync.OnceFunc(func() { close(slow.finish) }))
+	f.proxy.detachedWriteLimit = 200 * time.Millisecond
+
+	ctx, hangUp := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucketName), Key: aws.String("stuck"),
+			Body: strings.NewReader("never answered"), IfNoneMatch: aws.String("*")})
+		done <- err
+	}()
+	<-slow.arrived
+	hangUp()
+	<-done
+	f.observer.waitFor(t, func(e WriteEnd) bool {
+		return e.Operation == "PutObject" && e.ClientLeft && e.Outcome == "unknown"
+	})
+	if row := f.leaseRow(t, "stuck", "*"); row == nil || row.Released {
+		t.Fatalf("lease row of the cancelled write: %+v, want held until it expires", row)
+	}
+}
