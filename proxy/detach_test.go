@@ -287,7 +287,9 @@ func TestClientHangUpMidBodyReleasesTheLease(t *testing.T) {
 // to expire rather than released.
 func TestDetachedWriteIsBounded(t *testing.T) {
 	slow := &slowWriteBackend{key: "stuck", arrived: make(chan struct{}), finish: make(chan struct{}),
-		isWrite: func(r *http.Request) bool { return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/stuck") }}
+		isWrite: func(r *http.Request) bool {
+			return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/stuck")
+		}}
 	f := newGuardFixture(t, guardOptions{wrap: slow.wrap})
 	t.Cleanup(sync.OnceFunc(func() { close(slow.finish) }))
 	f.proxy.detachedWriteLimit = 200 * time.Millisecond
