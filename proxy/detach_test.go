@@ -52,13 +52,22 @@ func (b *slowWriteBackend) wrap(next http.Handler) http.Handler {
 // If-None-Match: * create waits until the backend has finished the first
 // write, then answers 412; the first write's content stays.
 func TestClientHangUpMidWriteKeepsTheLeaseUntilTheBackendAnswers(t *testing.T) {
-	cases := []struct {
-		name    string
-		isWrite func(*http.Request) bool
-		// prepare runs before the write; write is the conditional write.
-		prepare func(t *testing.T, f *guardFixture, key string) func(ctx context.Context) error
-		op      string
-	}{
+	for _, tc := range hangUpCases() {
+		t.Run(tc.name, func(t *testing.T) { testHangUpMidWrite(t, tc) })
+	}
+}
+
+// hangUpCase is one kind of conditional write whose client hangs up.
+type hangUpCase struct {
+	name, op string
+	// isWrite matches the write at the backend.
+	isWrite func(*http.Request) bool
+	// prepare runs before the write and returns the conditional write.
+	prepare func(t *testing.T, f *guardFixture, key string) func(ctx context.Context) error
+}
+
+func hangUpCases() []hangUpCase {
+	return []hangUpCase{
 		{name: "CopyObject", op: "CopyObject",
 			isWrite: func(r *http.Request) bool {
 				return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != ""
@@ -90,60 +99,59 @@ func TestClientHangUpMidWriteKeepsTheLeaseUntilTheBackendAnswers(t *testing.T) {
 				}
 			}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			const key = "dst"
-			slow := &slowWriteBackend{key: key, arrived: make(chan struct{}), finish: make(chan struct{})}
-			var armed atomic.Bool
-			slow.isWrite = func(r *http.Request) bool {
-				return armed.Load() && strings.HasSuffix(r.URL.Path, "/"+key) && tc.isWrite(r)
-			}
-			f := newGuardFixture(t, guardOptions{wrap: slow.wrap})
-			finish := sync.OnceFunc(func() { close(slow.finish) })
-			t.Cleanup(finish) // before the backend closes, which waits for its handlers
-			write := tc.prepare(t, f, key)
-			armed.Store(true)
+}
 
-			ctx, hangUp := context.WithCancel(context.Background())
-			first := make(chan error, 1)
-			go func() { first <- write(ctx) }()
-			<-slow.arrived
-			hangUp()
-			if err := <-first; err == nil {
-				t.Fatal("the hung-up write reported success")
-			}
-
-			headsBefore := slow.heads.Load()
-			second := make(chan error, 1)
-			go func() {
-				_, err := f.put(t, key, "second", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
-				second <- err
-			}()
-			// The second writer re-checks its precondition every poll while
-			// it waits for the lease: several HEADs show it waiting.
-			deadline := time.Now().Add(5 * time.Second)
-			for slow.heads.Load() < headsBefore+4 {
-				select {
-				case err := <-second:
-					t.Fatalf("a create answered (%v) while the abandoned %s was still running at the backend", err, tc.name)
-				case <-time.After(5 * time.Millisecond):
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the second create never re-checked its precondition")
-				}
-			}
-			finish()
-			if err := <-second; errorCode(err) != "PreconditionFailed" {
-				t.Fatalf("second create after the first write finished: %v, want PreconditionFailed", err)
-			}
-			if got, err := f.get(t, key); err != nil || got != "first" {
-				t.Fatalf("object holds %q (%v), want the first write's", got, err)
-			}
-			f.observer.waitFor(t, func(e WriteEnd) bool {
-				return e.Operation == tc.op && e.ClientLeft && e.Outcome == "completed" && e.Leases == 1
-			})
-		})
+func testHangUpMidWrite(t *testing.T, tc hangUpCase) {
+	const key = "dst"
+	slow := &slowWriteBackend{key: key, arrived: make(chan struct{}), finish: make(chan struct{})}
+	var armed atomic.Bool
+	slow.isWrite = func(r *http.Request) bool {
+		return armed.Load() && strings.HasSuffix(r.URL.Path, "/"+key) && tc.isWrite(r)
 	}
+	f := newGuardFixture(t, guardOptions{wrap: slow.wrap})
+	finish := sync.OnceFunc(func() { close(slow.finish) })
+	t.Cleanup(finish) // before the backend closes, which waits for its handlers
+	write := tc.prepare(t, f, key)
+	armed.Store(true)
+
+	ctx, hangUp := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() { first <- write(ctx) }()
+	<-slow.arrived
+	hangUp()
+	if err := <-first; err == nil {
+		t.Fatal("the hung-up write reported success")
+	}
+
+	headsBefore := slow.heads.Load()
+	second := make(chan error, 1)
+	go func() {
+		_, err := f.put(t, key, "second", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
+		second <- err
+	}()
+	// The second writer re-checks its precondition every poll while
+	// it waits for the lease: several HEADs show it waiting.
+	deadline := time.Now().Add(5 * time.Second)
+	for slow.heads.Load() < headsBefore+4 {
+		select {
+		case err := <-second:
+			t.Fatalf("a create answered (%v) while the abandoned %s was still running at the backend", err, tc.name)
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the second create never re-checked its precondition")
+		}
+	}
+	finish()
+	if err := <-second; errorCode(err) != "PreconditionFailed" {
+		t.Fatalf("second create after the first write finished: %v, want PreconditionFailed", err)
+	}
+	if got, err := f.get(t, key); err != nil || got != "first" {
+		t.Fatalf("object holds %q (%v), want the first write's", got, err)
+	}
+	f.observer.waitFor(t, func(e WriteEnd) bool {
+		return e.Operation == tc.op && e.ClientLeft && e.Outcome == "completed" && e.Leases == 1
+	})
 }
 
 // prepareComplete starts a multipart upload of one part holding body and
