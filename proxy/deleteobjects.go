@@ -124,13 +124,26 @@ func (p *Proxy) deleteOnBackend(c *call, ctx context.Context, objs []s3xml.Objec
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, copyErr := io.Copy(io.Discard, io.LimitReader(resp.Body, maxDeleteBody))
-		return nil, copyErr == nil, s3err.Newf(s3err.BadGateway, "The backend answered DeleteObjects with status %d.", resp.StatusCode)
+		return nil, copyErr == nil, deleteStatusError(resp.StatusCode)
 	}
 	res, err := s3xml.ParseDeleteResult(resp.Body, maxDeleteBody*4)
 	if err != nil {
 		return nil, false, err
 	}
 	return res, true, nil
+}
+
+// deleteStatusError is the client's answer when the backend refused a whole
+// DeleteObjects: S3's own error for what that status can only mean, else
+// 502 (the backend's body stays in s3cond: it may name the store's keys).
+func deleteStatusError(status int) error {
+	switch status {
+	case http.StatusNotFound:
+		return s3err.New(s3err.NoSuchBucket)
+	case http.StatusForbidden:
+		return s3err.Newf(s3err.AccessDenied, "The store refused s3cond's DeleteObjects.")
+	}
+	return s3err.Newf(s3err.BadGateway, "The backend answered DeleteObjects with status %d.", status)
 }
 
 // entryKey names what one DeleteObjects entry deletes.

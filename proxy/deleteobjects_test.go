@@ -285,3 +285,24 @@ func TestDeleteObjectsNeverDeletesUnderAnExpiredLease(t *testing.T) {
 		t.Fatalf("when the backend delete arrived: %s", strings.Join(problems, "; "))
 	}
 }
+
+// TestDeleteObjectsOnAMissingBucketIsNoSuchBucket: the backend's refusal of
+// the whole request reaches the client as S3's error for it.
+func TestDeleteObjectsOnAMissingBucketIsNoSuchBucket(t *testing.T) {
+	f := newGuardFixture(t, guardOptions{wrap: func(next http.Handler) http.Handler {
+		// gofakes3 creates buckets on demand; this stands for a store that has no bucket "gone".
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/gone") {
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = w.Write([]byte(`<Error><Code>NoSuchBucket</Code></Error>`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	_, err := f.client.DeleteObjects(context.Background(), &s3.DeleteObjectsInput{Bucket: aws.String("gone"),
+		Delete: &s3types.Delete{Objects: []s3types.ObjectIdentifier{entry("k", nil)}}})
+	if errorCode(err) != "NoSuchBucket" {
+		t.Fatalf("DeleteObjects on a missing bucket: %v, want NoSuchBucket", err)
+	}
+}
