@@ -47,10 +47,11 @@ func (b *slowWriteBackend) wrap(next http.Handler) http.Handler {
 }
 
 // TestClientHangUpMidWriteKeepsTheLeaseUntilTheBackendAnswers: a client
-// that hangs up while its conditional CopyObject, CompleteMultipartUpload
-// or PutObject is at the backend does not free the key: a second
-// If-None-Match: * create waits until the backend has finished the first
-// write, then answers 412; the first write's content stays.
+// that hangs up while its conditional CopyObject, CompleteMultipartUpload,
+// PutObject or DeleteObject (or strict-mode PutObject) is at the backend
+// does not free the key: a second writer waits until the backend has
+// finished the first write, then fails its condition against it; the first
+// write's outcome stays.
 func TestClientHangUpMidWriteKeepsTheLeaseUntilTheBackendAnswers(t *testing.T) {
 	for _, tc := range hangUpCases() {
 		t.Run(tc.name, func(t *testing.T) { testHangUpMidWrite(t, tc) })
@@ -60,13 +61,52 @@ func TestClientHangUpMidWriteKeepsTheLeaseUntilTheBackendAnswers(t *testing.T) {
 // hangUpCase is one kind of conditional write whose client hangs up.
 type hangUpCase struct {
 	name, op string
+	strict   bool // lease.serialize: all-writes
 	// isWrite matches the write at the backend.
 	isWrite func(*http.Request) bool
 	// prepare runs before the write and returns the conditional write.
 	prepare func(t *testing.T, f *guardFixture, key string) func(ctx context.Context) error
+	// compete is the second writer (default: an If-None-Match: * create),
+	// want its answer once the first write finished (default
+	// PreconditionFailed), stays what the key then holds ("" for nothing;
+	// default "first").
+	compete     func(f *guardFixture, key string) error
+	want, stays string
 }
 
 func hangUpCases() []hangUpCase {
+	return append(writeHangUpCases(), deleteHangUpCase())
+}
+
+// deleteHangUpCase: a conditional DeleteObject whose client hangs up; a
+// compare-and-swap on the version it deletes waits for it, then finds the
+// object gone (404), rather than being acknowledged and then deleted.
+func deleteHangUpCase() hangUpCase {
+	var etag *string
+	return hangUpCase{name: "DeleteObject", op: "DeleteObject", want: "NoSuchKey", stays: "",
+		isWrite: func(r *http.Request) bool { return r.Method == http.MethodDelete },
+		prepare: func(t *testing.T, f *guardFixture, key string) func(ctx context.Context) error {
+			out, err := f.put(t, key, "first", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			etag = out.ETag
+			return func(ctx context.Context) error {
+				_, err := f.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucketName), Key: aws.String(key), IfMatch: etag})
+				return err
+			}
+		},
+		compete: func(f *guardFixture, key string) error {
+			_, err := f.client.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucketName), Key: aws.String(key),
+				Body: strings.NewReader("second"), IfMatch: etag})
+			return err
+		}}
+}
+
+func writeHangUpCases() []hangUpCase {
+	isPut := func(r *http.Request) bool {
+		return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") == ""
+	}
 	return []hangUpCase{
 		{name: "CopyObject", op: "CopyObject",
 			isWrite: func(r *http.Request) bool {
@@ -87,14 +127,19 @@ func hangUpCases() []hangUpCase {
 			prepare: func(t *testing.T, f *guardFixture, key string) func(ctx context.Context) error {
 				return prepareComplete(t, f, key, "first")
 			}},
-		{name: "PutObject", op: "PutObject",
-			isWrite: func(r *http.Request) bool {
-				return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") == ""
-			},
+		{name: "PutObject", op: "PutObject", isWrite: isPut,
 			prepare: func(t *testing.T, f *guardFixture, key string) func(ctx context.Context) error {
 				return func(ctx context.Context) error {
 					_, err := f.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucketName), Key: aws.String(key),
 						Body: strings.NewReader("first"), IfNoneMatch: aws.String("*")})
+					return err
+				}
+			}},
+		{name: "StrictModePutObject", op: "PutObject", strict: true, isWrite: isPut,
+			prepare: func(t *testing.T, f *guardFixture, key string) func(ctx context.Context) error {
+				return func(ctx context.Context) error {
+					_, err := f.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucketName), Key: aws.String(key),
+						Body: strings.NewReader("first")})
 					return err
 				}
 			}},
@@ -108,7 +153,7 @@ func testHangUpMidWrite(t *testing.T, tc hangUpCase) {
 	slow.isWrite = func(r *http.Request) bool {
 		return armed.Load() && strings.HasSuffix(r.URL.Path, "/"+key) && tc.isWrite(r)
 	}
-	f := newGuardFixture(t, guardOptions{wrap: slow.wrap})
+	f := newGuardFixture(t, guardOptions{wrap: slow.wrap, strict: tc.strict})
 	finish := sync.OnceFunc(func() { close(slow.finish) })
 	t.Cleanup(finish) // before the backend closes, which waits for its handlers
 	write := tc.prepare(t, f, key)
@@ -125,29 +170,35 @@ func testHangUpMidWrite(t *testing.T, tc hangUpCase) {
 
 	headsBefore := slow.heads.Load()
 	second := make(chan error, 1)
-	go func() {
-		_, err := f.put(t, key, "second", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
-		second <- err
-	}()
+	compete, want, stays := tc.compete, tc.want, tc.stays
+	if compete == nil {
+		compete = func(f *guardFixture, key string) error {
+			_, err := f.put(t, key, "second", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
+			return err
+		}
+		want, stays = "PreconditionFailed", "first"
+	}
+	go func() { second <- compete(f, key) }()
 	// The second writer re-checks its precondition every poll while
 	// it waits for the lease: several HEADs show it waiting.
 	deadline := time.Now().Add(5 * time.Second)
 	for slow.heads.Load() < headsBefore+4 {
 		select {
 		case err := <-second:
-			t.Fatalf("a create answered (%v) while the abandoned %s was still running at the backend", err, tc.name)
+			t.Fatalf("the second writer answered (%v) while the abandoned %s was still running at the backend", err, tc.name)
 		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the second create never re-checked its precondition")
+			t.Fatal("the second writer never re-checked its precondition")
 		}
 	}
 	finish()
-	if err := <-second; errorCode(err) != "PreconditionFailed" {
-		t.Fatalf("second create after the first write finished: %v, want PreconditionFailed", err)
+	if err := <-second; errorCode(err) != want {
+		t.Fatalf("second writer after the first write finished: %v, want %s", err, want)
 	}
-	if got, err := f.get(t, key); err != nil || got != "first" {
-		t.Fatalf("object holds %q (%v), want the first write's", got, err)
+	got, err := f.get(t, key)
+	if stays == "" && errorCode(err) != "NoSuchKey" || stays != "" && (err != nil || got != stays) {
+		t.Fatalf("object holds %q (%v), want %q", got, err, stays)
 	}
 	f.observer.waitFor(t, func(e WriteEnd) bool {
 		return e.Operation == tc.op && e.ClientLeft && e.Outcome == "completed" && e.Leases == 1
