@@ -18,9 +18,9 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
-// slowWriteBackend wraps the backend so that the write matched by isWrite
-// is held until finish is closed, then carried out even if s3cond has gone
-// away meanwhile: a store whose copy or multipart assembly takes long and
+// slowWriteBackend wraps the backend so that the write matched by isWrite,
+// once its whole body is in, is held until finish is closed, then carried
+// out even if s3cond has gone away meanwhile: a store whose copy or multipart assembly takes long and
 // is not stopped by its requester hanging up (versitygw, measured). It
 // counts the HEADs of key, which a waiting conditional writer sends every
 // poll to re-check its precondition.
@@ -39,6 +39,13 @@ func (b *slowWriteBackend) wrap(next http.Handler) http.Handler {
 			b.heads.Add(1)
 		}
 		if b.isWrite(r) {
+			// The write has reached the store once its whole body has: a
+			// body cut short is not stored.
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			b.arriveMu.Do(func() { close(b.arrived) })
 			<-b.finish
 		}
