@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -70,5 +71,37 @@ func TestDeleteObjectsStaysInTheGrantedBucket(t *testing.T) {
 		if _, err := os.Stat(outside); err != nil {
 			t.Fatalf("the file beside versitygw's data directory is gone: %v", err)
 		}
+	}
+}
+
+// TestDeleteObjectsRepeatedKeysAnsweredAtOnce: a key listed several times
+// with its ETag is leased once, and every entry is answered at once: no
+// entry waits for the request's own lease, none answers 409.
+func TestDeleteObjectsRepeatedKeysAnsweredAtOnce(t *testing.T) {
+	e := NewEnv(t)
+	e.RequireProxy(t)
+	ctx := t.Context()
+	c := e.Client(t, e.RW)
+	CreateBucket(t, c, "repeats")
+	var objs []s3types.ObjectIdentifier
+	for _, key := range []string{"a", "b"} {
+		out, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("repeats"), Key: aws.String(key), Body: NewPatternReader(2, 10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			objs = append(objs, s3types.ObjectIdentifier{Key: aws.String(key), ETag: out.ETag})
+		}
+	}
+	start := time.Now()
+	out, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String("repeats"), Delete: &s3types.Delete{Objects: objs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("DeleteObjects of two keys listed three times each took %s", took)
+	}
+	if len(out.Deleted) != len(objs) || len(out.Errors) != 0 {
+		t.Fatalf("%d deleted, errors %+v; want all %d entries deleted", len(out.Deleted), out.Errors, len(objs))
 	}
 }
