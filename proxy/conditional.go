@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
@@ -95,7 +94,9 @@ func (p *Proxy) serveConditional(c *call) bool {
 	return true
 }
 
-// leasedWrite runs one write under its key's lease (SPEC §3).
+// leasedWrite runs one write under its key's lease (SPEC §3). Once the
+// write has reached the backend it runs to its end whatever the client does
+// (guardedWrite), and the lease is released only after the backend's answer.
 func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	ctx := c.r.Context()
 	// Fail fast (SPEC §3 step 1): no body is read for a write that cannot succeed.
@@ -109,11 +110,11 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 		return
 	}
 
-	holder := &leaseHolder{p: p, c: c}
-	defer holder.release()
+	g := p.guardWrite(c)
+	defer g.end()
 	spec := p.clientBody(c)
 	spec.stripConditions = true
-	acquire := func() error { return holder.acquire(conds, &state) }
+	acquire := func() error { return p.acquireGuarded(c, g, conds, &state) }
 	sendsBody := c.op == PutObject || c.op == CompleteMultipartUpload
 	switch {
 	case sendsBody && spec.length >= 0 && spec.length <= maxBufferedBody:
@@ -130,19 +131,33 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 			return
 		}
 		spec.body = bytes.NewReader(body)
+		spec.gate = g.reach
 	case sendsBody:
 		// The body streams to the backend while the lease is sought; its
 		// final byte waits for the lease and the re-check (SPEC §4), so the
-		// first write to finish its upload wins, as on S3.
-		spec.gate = acquire
+		// first write to finish its upload wins, as on S3. A client that
+		// hangs up before then leaves the backend a short body, which the
+		// aborted request does not store.
+		spec.gate = func() error {
+			if err := acquire(); err != nil {
+				return err
+			}
+			return g.reach()
+		}
 	default:
 		if err := acquire(); err != nil {
 			p.fail(c, err)
 			return
 		}
+		spec.gate = g.reach
 	}
-	spec.ctx = holder.writeContext(ctx)
-	p.forward(c, spec)
+	spec.ctx = g.ctx
+	// forward returns a status only once the backend's answer was read in
+	// full (a body that breaks off aborts the handler, and g.end then
+	// leaves the lease to expire).
+	if res := p.forward(c.detached(), spec); res.status != 0 {
+		g.answer()
+	}
 	// The answer goes to the client now, not after the deferred release:
 	// the write is done, and the next write on this key (which expects the
 	// new ETag, so takes another lease row) need not wait for the release
@@ -151,94 +166,42 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	_ = http.NewResponseController(c.w).Flush()
 }
 
-// leaseHolder owns the lease of one conditional write: it acquires it (from
-// the body's gate or before the request), keeps it alive while the write
-// runs, and releases it when the handler ends, whatever happened (in the
-// background: see releaseInBackground).
-type leaseHolder struct {
-	p *Proxy
-	c *call
-
-	mu       sync.Mutex
-	lease    *dynamolease.Lease
-	stopKeep func()
-	released bool
-	cancel   context.CancelFunc
-	ctx      context.Context
-}
-
-// writeContext is the context of the backend request: cancelled if the
-// lease is lost, so what can still be aborted is.
-func (h *leaseHolder) writeContext(parent context.Context) context.Context {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.ctx, h.cancel = context.WithCancel(parent)
-	return h.ctx
-}
-
-func (h *leaseHolder) acquire(conds writeCondition, known *precondition.ObjectState) error {
+// acquireGuarded takes the write's lease for g: the half-lease rule (SPEC
+// §3 step 5: final bytes only while at least half the lease remains,
+// otherwise renew first), then g keeps it alive until the write ends.
+func (p *Proxy) acquireGuarded(c *call, g *guardedWrite, conds writeCondition, known *precondition.ObjectState) error {
 	start := time.Now()
-	lease, err := h.p.acquireLease(h.c.r.Context(), h.c, h.c.target, conds, known)
+	lease, err := p.acquireLease(c.r.Context(), c, c.target, conds, known)
 	wait := time.Since(start)
-	h.c.info.set(func(i *requestInfo) { i.leaseWait = wait })
+	c.info.set(func(i *requestInfo) { i.leaseWait = wait })
 	if err != nil {
 		return err
 	}
-	// Send the final bytes only while at least half the lease remains
-	// (SPEC §3 step 5); otherwise renew first.
-	if lease.Remaining() < h.p.leaseTimeout/2 {
-		if err := lease.Renew(h.c.r.Context()); err != nil {
-			h.p.releaseLease(context.Background(), lease)
-			return s3err.Wrap(s3err.ServiceUnavailable, err)
+	if err := p.ensureHalfLease(c.r.Context(), lease); err != nil {
+		p.releaseLease(context.Background(), lease)
+		return err
+	}
+	return g.hold(lease)
+}
+
+// ensureHalfLease renews l unless at least half of the lease timeout
+// remains (SPEC §3 step 5).
+func (p *Proxy) ensureHalfLease(ctx context.Context, l *dynamolease.Lease) error {
+	if l.Remaining() >= p.leaseTimeout/2 {
+		return nil
+	}
+	if err := l.Renew(ctx); err != nil {
+		if errors.Is(err, dynamolease.ErrLeaseLost) {
+			return s3err.Wrap(s3err.ConditionalRequestConflict, err)
 		}
+		return s3err.Wrap(s3err.ServiceUnavailable, err)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.released { // the handler already gave up
-		h.p.releaseLease(context.Background(), lease)
-		return s3err.New(s3err.InternalError)
+	if l.Remaining() < p.leaseTimeout/2 {
+		// The renewal itself took more than half the lease: the table is
+		// too slow for the final action to be safe.
+		return s3err.Newf(s3err.ServiceUnavailable, "The lease store is too slow to keep the lease on this key; retry.")
 	}
-	h.lease = lease
-	h.stopKeep = lease.KeepAlive(context.WithoutCancel(h.c.r.Context()))
-	go h.watchLost(lease)
 	return nil
-}
-
-// watchLost aborts the write if a renewal fails, and logs the outcome that
-// may race when the write can no longer be stopped.
-func (h *leaseHolder) watchLost(lease *dynamolease.Lease) {
-	select {
-	case <-lease.Lost():
-	case <-h.c.r.Context().Done():
-		return
-	}
-	h.mu.Lock()
-	released, cancel := h.released, h.cancel
-	h.mu.Unlock()
-	if released {
-		return
-	}
-	h.p.log.Error().Str("request_id", h.c.id).Str("path", lease.Path()).Str("etag", lease.ETag()).
-		Uint64("generation", lease.Generation()).
-		Msg("lease lost while the write was in flight; aborting it, but if the backend already committed, this outcome may race")
-	if cancel != nil {
-		cancel()
-	}
-}
-
-func (h *leaseHolder) release() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.released = true
-	if h.stopKeep != nil {
-		h.stopKeep()
-	}
-	if h.lease != nil {
-		h.p.releaseInBackground(h.lease)
-	}
-	if h.cancel != nil {
-		h.cancel()
-	}
 }
 
 // releaseLease marks l released within releaseTimeout; a failure is logged,

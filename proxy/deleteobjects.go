@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/base64"
@@ -9,25 +10,24 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/s3err"
 	"github.com/s3cond/s3cond/internal/s3xml"
-	"github.com/s3cond/s3cond/precondition"
 )
 
 // maxDeleteBody bounds a DeleteObjects request: 1000 keys of 1024 bytes
 // with XML around them fit well within it.
 const maxDeleteBody = 2 << 20
 
-// serveDeleteObjects handles POST /bucket?delete. Entries without an ETag
-// are forwarded as they are (in strict mode they take their key's lease
-// too); entries with one are deleted only if the ETag still matches, under
-// that key's lease (SPEC §2, §3 step 5: leases are
-// taken in key order, so two such requests cannot deadlock).
+// serveDeleteObjects handles POST /bucket?delete. Every entry is a
+// DeleteObject of its own: its key must pass the backend's key policy (an
+// entry that does not gets its own error and never reaches the backend),
+// and an entry with an ETag (in strict mode, every entry) is deleted only
+// under its key's lease (deletelease.go). The backend is sent a document
+// s3cond wrote itself from the entries it accepted, never the client's
+// bytes: what was checked is what is deleted.
 func (p *Proxy) serveDeleteObjects(c *call) {
 	data, err := io.ReadAll(io.LimitReader(c.auth.Body, maxDeleteBody+1))
 	if err != nil {
@@ -43,66 +43,38 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 		p.fail(c, err)
 		return
 	}
-	strict := p.serializeAllWrites(c.target.Bucket)
-	hasETag := false
-	for _, o := range req.Objects {
-		hasETag = hasETag || o.ETag != ""
-	}
-	if (!hasETag && !strict) || c.backend.NativeConditional {
-		// The client's checksum header may be dropped (checksums:
-		// verify-only), and S3 servers require an integrity header on
-		// DeleteObjects: send the MD5 of the bytes that are forwarded.
-		p.forward(c, forwardSpec{body: bytes.NewReader(data), length: int64(len(data)), payloadSHA256: sha256Hex(data),
-			header: http.Header{"Content-Md5": {contentMD5(data)}}})
-		return
-	}
-	if p.leases == nil {
-		p.fail(c, s3err.Newf(s3err.NotImplemented, "Conditional deletes need a lease store, and none is configured."))
-		return
-	}
-
 	result := &s3xml.DeleteResult{}
-	var allowed []s3xml.ObjectIdentifier
-	var held []*dynamolease.Lease
-	defer func() {
-		for _, l := range held {
-			p.releaseInBackground(l)
-		}
-	}()
-	conditional := make([]s3xml.ObjectIdentifier, 0, len(req.Objects))
+	accepted := make([]s3xml.ObjectIdentifier, 0, len(req.Objects))
 	for _, o := range req.Objects {
-		if o.ETag == "" && !strict {
-			allowed = append(allowed, o)
-		} else {
-			conditional = append(conditional, o)
-		}
-	}
-	sort.SliceStable(conditional, func(i, j int) bool { return conditional[i].Key < conditional[j].Key })
-	for _, o := range conditional {
-		t := target{Bucket: c.target.Bucket, Key: o.Key, RawKey: escapeKey(o.Key)}
-		var cond writeCondition = precondition.ForETag(o.ETag)
-		if o.ETag == "" {
-			cond = anyState{}
-		}
-		lease, err := p.acquireLease(c.r.Context(), c, t, cond, nil)
-		if err != nil {
-			e := s3err.As(err)
-			result.Errors = append(result.Errors, s3xml.DeleteError{Key: o.Key, VersionID: o.VersionID, Code: string(e.Code), Message: e.Message})
+		if err := c.backend.KeyPolicy.Check(o.Key); err != nil {
+			result.Errors = append(result.Errors, entryError(o, err))
 			continue
 		}
-		held = append(held, lease)
-		o.ETag = ""
-		allowed = append(allowed, o)
+		accepted = append(accepted, o)
 	}
 
-	if len(allowed) > 0 {
-		backendResult, err := p.deleteOnBackend(c, &s3xml.DeleteRequest{Quiet: req.Quiet, Objects: allowed})
-		if err != nil {
+	strict := p.serializeAllWrites(c.target.Bucket)
+	hasETag := false
+	for _, o := range accepted {
+		hasETag = hasETag || o.ETag != ""
+	}
+	switch {
+	case len(accepted) == 0:
+	case c.backend.NativeConditional || (!hasETag && !strict):
+		// No lease: the entries (with their ETags, for a store that
+		// enforces them) go to the backend as they are.
+		if err := p.deleteUnleased(c, accepted, result); err != nil {
 			p.fail(c, err)
 			return
 		}
-		result.Deleted = append(result.Deleted, backendResult.Deleted...)
-		result.Errors = append(result.Errors, backendResult.Errors...)
+	case p.leases == nil:
+		p.fail(c, s3err.Newf(s3err.NotImplemented, "Conditional deletes need a lease store, and none is configured."))
+		return
+	default:
+		if err := p.deleteLeased(c, accepted, strict, result); err != nil {
+			p.fail(c, err)
+			return
+		}
 	}
 	if req.Quiet {
 		result.Deleted = nil
@@ -115,17 +87,29 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 	_, _ = c.w.Write(body)
 }
 
-// deleteOnBackend sends a DeleteObjects for the allowed entries and reads
-// the backend's per-key result.
-func (p *Proxy) deleteOnBackend(c *call, req *s3xml.DeleteRequest) (*s3xml.DeleteResult, error) {
-	body := req.Marshal()
+// deleteUnleased sends the accepted entries to the backend and answers each.
+func (p *Proxy) deleteUnleased(c *call, entries []s3xml.ObjectIdentifier, result *s3xml.DeleteResult) error {
+	sent := distinctEntries(entries)
+	backendResult, _, err := p.deleteOnBackend(c, c.r.Context(), sent)
+	if err != nil {
+		return err
+	}
+	answerEntries(entries, backendResult, result)
+	return nil
+}
+
+// deleteOnBackend sends a DeleteObjects (never quiet, so every entry has its
+// answer) for objs and reads the backend's per-key result. answered says
+// the backend's answer was read in full, whatever it said.
+func (p *Proxy) deleteOnBackend(c *call, ctx context.Context, objs []s3xml.ObjectIdentifier) (*s3xml.DeleteResult, bool, error) {
+	body := (&s3xml.DeleteRequest{Objects: objs}).Marshal()
 	spec := forwardSpec{
 		body: bytes.NewReader(body), length: int64(len(body)), payloadSHA256: sha256Hex(body),
-		header: http.Header{"Content-Md5": {contentMD5(body)}},
+		header: http.Header{"Content-Md5": {contentMD5(body)}}, ctx: ctx,
 	}
 	out, _, err := p.outboundRequest(c, spec)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// The client's checksum was of its own body, not of this one.
 	for name := range out.Header {
@@ -135,13 +119,92 @@ func (p *Proxy) deleteOnBackend(c *call, req *s3xml.DeleteRequest) (*s3xml.Delet
 	}
 	resp, err := c.backend.Client.Do(out)
 	if err != nil {
-		return nil, backendError(err)
+		return nil, false, backendError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, s3err.Newf(s3err.BadGateway, "The backend answered DeleteObjects with status %d.", resp.StatusCode)
+		_, copyErr := io.Copy(io.Discard, io.LimitReader(resp.Body, maxDeleteBody))
+		return nil, copyErr == nil, deleteStatusError(resp.StatusCode)
 	}
-	return s3xml.ParseDeleteResult(resp.Body, maxDeleteBody*4)
+	res, err := s3xml.ParseDeleteResult(resp.Body, maxDeleteBody*4)
+	if err != nil {
+		return nil, false, err
+	}
+	return res, true, nil
+}
+
+// deleteStatusError is the client's answer when the backend refused a whole
+// DeleteObjects: S3's own error for what that status can only mean, else
+// 502 (the backend's body stays in s3cond: it may name the store's keys).
+func deleteStatusError(status int) error {
+	switch status {
+	case http.StatusNotFound:
+		return s3err.New(s3err.NoSuchBucket)
+	case http.StatusForbidden:
+		return s3err.Newf(s3err.AccessDenied, "The store refused s3cond's DeleteObjects.")
+	}
+	return s3err.Newf(s3err.BadGateway, "The backend answered DeleteObjects with status %d.", status)
+}
+
+// entryKey names what one DeleteObjects entry deletes.
+type entryKey struct{ key, versionID string }
+
+// distinctEntries drops repeated entries: each is sent to the backend once,
+// and every repeat gets the same answer (answerEntries).
+func distinctEntries(entries []s3xml.ObjectIdentifier) []s3xml.ObjectIdentifier {
+	seen := make(map[s3xml.ObjectIdentifier]bool, len(entries))
+	out := make([]s3xml.ObjectIdentifier, 0, len(entries))
+	for _, o := range entries {
+		if !seen[o] {
+			seen[o] = true
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// answerEntries gives every entry sent to the backend its answer from the
+// backend's result, matched by key and version: S3 answers each entry of
+// the request, repeats included. An entry the backend left out is an error.
+func answerEntries(entries []s3xml.ObjectIdentifier, br *s3xml.DeleteResult, result *s3xml.DeleteResult) {
+	type answer struct {
+		deleted *s3xml.Deleted
+		failed  *s3xml.DeleteError
+	}
+	answers := map[entryKey][]answer{}
+	for i := range br.Deleted {
+		k := entryKey{br.Deleted[i].Key, br.Deleted[i].VersionID}
+		answers[k] = append(answers[k], answer{deleted: &br.Deleted[i]})
+	}
+	for i := range br.Errors {
+		k := entryKey{br.Errors[i].Key, br.Errors[i].VersionID}
+		answers[k] = append(answers[k], answer{failed: &br.Errors[i]})
+	}
+	for _, o := range entries {
+		k := entryKey{o.Key, o.VersionID}
+		queue := answers[k]
+		var a answer
+		switch len(queue) {
+		case 0:
+			result.Errors = append(result.Errors, entryError(o, s3err.Newf(s3err.InternalError, "The backend did not report on this key.")))
+			continue
+		case 1: // repeats of an entry sent once share its answer
+			a = queue[0]
+		default:
+			a, answers[k] = queue[0], queue[1:]
+		}
+		if a.deleted != nil {
+			result.Deleted = append(result.Deleted, *a.deleted)
+		} else {
+			result.Errors = append(result.Errors, *a.failed)
+		}
+	}
+}
+
+// entryError is the <Error> of one entry that was not deleted.
+func entryError(o s3xml.ObjectIdentifier, err error) s3xml.DeleteError {
+	e := s3err.As(err)
+	return s3xml.DeleteError{Key: o.Key, VersionID: o.VersionID, Code: string(e.Code), Message: e.Message}
 }
 
 // escapeKey escapes an object key for a URL path, keeping '/' separators.

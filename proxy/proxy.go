@@ -69,6 +69,8 @@ type Proxy struct {
 	// bodyIdleTimeout and writeIdleTimeout bound a client that stops
 	// sending its body or reading its response (timeouts.go).
 	bodyIdleTimeout, writeIdleTimeout time.Duration
+	// detachedWriteLimit bounds a leased write whose client left (detach.go).
+	detachedWriteLimit time.Duration
 }
 
 // Options configure a Proxy.

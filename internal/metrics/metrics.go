@@ -44,6 +44,8 @@ type Metrics struct {
 
 	backendDuration *prometheus.HistogramVec
 	backendErrors   *prometheus.CounterVec
+
+	leasedWrites leasedWriteMetrics
 }
 
 var (
@@ -127,6 +129,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		m.leaseAcquires, m.leaseWait, m.leaseTakeovers, m.leaseRenewals, m.leasesLost,
 		m.leaseStoreDuration, m.leaseStoreErrors, m.backendDuration, m.backendErrors,
 	)
+	m.leasedWrites = newLeasedWriteMetrics(reg)
 	return m
 }
 

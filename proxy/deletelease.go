@@ -1,0 +1,237 @@
+package proxy
+
+import (
+	"context"
+	"sort"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/internal/s3xml"
+	"github.com/s3cond/s3cond/precondition"
+)
+
+// deleteKey is one object of a leased DeleteObjects: every entry naming it
+// (repeats, or names a normalizing key policy resolves to the same object)
+// shares one lease.
+type deleteKey struct {
+	leasePath string
+	target    target
+	entries   []s3xml.ObjectIdentifier
+	conds     *keyConditions
+	lease     *dynamolease.Lease
+}
+
+// deleteLeased deletes entries of which at least one carries an ETag (or
+// all, in strict mode), under the rules of every other conditional write:
+//   - each object is leased once, however many entries name it, in lease
+//     path order (so two such requests cannot deadlock);
+//   - all of that happens within one wait budget: a key still held by
+//     someone else when it runs out answers 409, and the request never
+//     holds its leases for longer waiting for more;
+//   - held leases are renewed while the request runs, and the half-lease
+//     rule applies before the backend delete (SPEC §3 step 5);
+//   - once sent, the backend delete runs to its end whatever the client
+//     does, and the leases are released only after its answer
+//     (guardedWrite).
+//
+// Entries without an ETag on objects no entry with one names take no lease
+// (outside strict mode) and are sent along.
+func (p *Proxy) deleteLeased(c *call, entries []s3xml.ObjectIdentifier, strict bool, result *s3xml.DeleteResult) error {
+	keys, unleased := p.deleteKeys(c, entries, strict)
+	g := p.guardWrite(c)
+	defer g.end()
+
+	budget, cancel := context.WithTimeout(c.r.Context(), p.leases.Options().WaitBudget)
+	defer cancel()
+	send := unleased
+	var sentUnder []*deleteKey
+	for _, k := range keys {
+		if err := p.leaseDeleteKey(budget, c, g, k); err != nil {
+			if c.r.Context().Err() != nil {
+				return c.r.Context().Err() // nobody is listening; g.end releases what is held
+			}
+			if budget.Err() != nil {
+				err = s3err.Wrap(s3err.ConditionalRequestConflict, budget.Err())
+			}
+			k.answerAll(err, result)
+			continue
+		}
+		if ok := k.judgeEntries(result); len(ok) > 0 {
+			send = append(send, ok...)
+			sentUnder = append(sentUnder, k)
+		}
+	}
+	send = p.keepHalfLeases(c, sentUnder, send, result)
+	if len(send) == 0 {
+		return nil
+	}
+	if err := g.reach(); err != nil {
+		return err
+	}
+	backendResult, answered, err := p.deleteOnBackend(c, g.ctx, distinctEntries(send))
+	if answered {
+		g.answer()
+	}
+	if err != nil {
+		return err
+	}
+	answerEntries(send, backendResult, result)
+	return nil
+}
+
+// deleteKeys groups the entries by the object they delete, in lease path
+// order; entries that need no lease come back apart.
+func (p *Proxy) deleteKeys(c *call, entries []s3xml.ObjectIdentifier, strict bool) ([]*deleteKey, []s3xml.ObjectIdentifier) {
+	byPath := map[string]*deleteKey{}
+	needsLease := map[string]bool{}
+	for _, o := range entries {
+		t := target{Bucket: c.target.Bucket, Key: o.Key, RawKey: escapeKey(o.Key)}
+		path := c.backend.leasePath(t)
+		k := byPath[path]
+		if k == nil {
+			k = &deleteKey{leasePath: path, target: t, conds: &keyConditions{}}
+			byPath[path] = k
+		}
+		k.entries = append(k.entries, o)
+		needsLease[path] = needsLease[path] || strict || o.ETag != ""
+	}
+	var keys []*deleteKey
+	var unleased []s3xml.ObjectIdentifier
+	for path, k := range byPath {
+		if !needsLease[path] {
+			unleased = append(unleased, k.entries...)
+			continue
+		}
+		for _, o := range k.entries {
+			k.conds.members = append(k.conds.members, entryCondition(o))
+		}
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].leasePath < keys[j].leasePath })
+	return keys, unleased
+}
+
+// entryCondition is one entry's condition: its ETag (If-Match), or, for an
+// entry without one on a leased key, any state (it replaces whatever
+// version is there, and contends with every writer of it).
+func entryCondition(o s3xml.ObjectIdentifier) writeCondition {
+	if o.ETag == "" {
+		return anyState{}
+	}
+	return precondition.ForETag(o.ETag)
+}
+
+// leaseDeleteKey takes k's lease within ctx and has g keep it.
+func (p *Proxy) leaseDeleteKey(ctx context.Context, c *call, g *guardedWrite, k *deleteKey) error {
+	lease, err := p.acquireLease(ctx, c, k.target, k.conds, nil)
+	if err != nil {
+		return err
+	}
+	if err := g.hold(lease); err != nil {
+		return err
+	}
+	k.lease = lease
+	return nil
+}
+
+// answerAll answers every entry of k with err; a precondition failure is
+// judged entry by entry on the state that failed it.
+func (k *deleteKey) answerAll(err error, result *s3xml.DeleteResult) {
+	e := s3err.As(err)
+	perEntry := k.conds.seen && (e.Code == s3err.PreconditionFailed || e.Code == s3err.NoSuchKey)
+	for i, o := range k.entries {
+		entryErr := err
+		if perEntry {
+			if own := k.conds.members[i].Evaluate(k.conds.last); own != nil {
+				entryErr = own
+			}
+		}
+		result.Errors = append(result.Errors, entryError(o, entryErr))
+	}
+}
+
+// judgeEntries evaluates each entry of a leased key on the state its
+// lease's re-check saw: those that hold are returned, without their ETag
+// (s3cond enforced it); the others get their error.
+func (k *deleteKey) judgeEntries(result *s3xml.DeleteResult) []s3xml.ObjectIdentifier {
+	var ok []s3xml.ObjectIdentifier
+	for i, o := range k.entries {
+		if err := k.conds.members[i].Evaluate(k.conds.last); err != nil {
+			result.Errors = append(result.Errors, entryError(o, err))
+			continue
+		}
+		o.ETag = ""
+		ok = append(ok, o)
+	}
+	return ok
+}
+
+// keepHalfLeases applies the half-lease rule to every lease guarding
+// entries about to be sent: one that cannot be renewed in time takes its
+// entries out of the delete, each answered with the failure.
+func (p *Proxy) keepHalfLeases(c *call, keys []*deleteKey, send []s3xml.ObjectIdentifier, result *s3xml.DeleteResult) []s3xml.ObjectIdentifier {
+	dropped := map[string]bool{}
+	for _, k := range keys {
+		err := p.ensureHalfLease(c.r.Context(), k.lease)
+		select {
+		case <-k.lease.Lost():
+			err = s3err.Newf(s3err.ConditionalRequestConflict, "The lease on this key was lost before the delete was sent; retry.")
+		default:
+		}
+		if err != nil {
+			dropped[k.leasePath] = true
+			for _, o := range k.entries {
+				result.Errors = append(result.Errors, entryError(o, err))
+			}
+		}
+	}
+	if len(dropped) == 0 {
+		return send
+	}
+	kept := send[:0:0]
+	for _, o := range send {
+		path := c.backend.leasePath(target{Bucket: c.target.Bucket, Key: o.Key})
+		if !dropped[path] {
+			kept = append(kept, o)
+		}
+	}
+	return kept
+}
+
+// keyConditions is the condition of every entry naming one object: it holds
+// when any entry's does, so the object is leased once for all of them, and
+// it remembers the last state it was evaluated on (the re-check holding the
+// lease, once acquired), on which each entry is then judged. Acquire calls
+// it on one goroutine only.
+type keyConditions struct {
+	members []writeCondition
+	last    precondition.ObjectState
+	seen    bool
+}
+
+func (k *keyConditions) Evaluate(s precondition.ObjectState) error {
+	k.last, k.seen = s, true
+	var first error
+	for _, m := range k.members {
+		err := m.Evaluate(s)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// LeaseETag leases the version the entries would delete ("*" if none):
+// every entry that holds on s names that one.
+func (k *keyConditions) LeaseETag(s precondition.ObjectState) string {
+	return anyState{}.LeaseETag(s)
+}
+
+func (k *keyConditions) Covers(leaseETag string, s precondition.ObjectState) bool {
+	return anyState{}.Covers(leaseETag, s)
+}
+
+var _ writeCondition = (*keyConditions)(nil)

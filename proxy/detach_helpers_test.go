@@ -1,0 +1,128 @@
+package proxy
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/sigv4"
+)
+
+// guardFixture is the proxy in front of gofakes3 (standing for the
+// backend), where a test wraps the backend's handler to make it slow, break
+// its connection, or resolve keys as a file-backed store does.
+type guardFixture struct {
+	*fixture
+	proxy    *Proxy
+	table    dynamolease.Table
+	observer *writeEndRecorder
+}
+
+type guardOptions struct {
+	// wrap, if set, wraps gofakes3's handler.
+	wrap func(http.Handler) http.Handler
+	// table replaces the in-memory lease table.
+	table     dynamolease.Table
+	keyPolicy KeyPolicy
+	strict    bool
+	// lease tunes the committer (zero: the proxy tests' usual values).
+	lease dynamolease.Options
+}
+
+func newGuardFixture(t *testing.T, o guardOptions) *guardFixture {
+	t.Helper()
+	var handler http.Handler = gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true)).Server()
+	if o.wrap != nil {
+		handler = o.wrap(handler)
+	}
+	server := httptest.NewServer(handler)
+	t.Cleanup(server.Close)
+	u, _ := url.Parse(server.URL)
+	backend := &Backend{
+		Name: "default", Endpoint: u, KeyPolicy: o.keyPolicy,
+		Client: &http.Client{Transport: sigv4.NewResigner(NewSpliceTransport(NewBackendTransport()),
+			credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
+	}
+	table := o.table
+	if table == nil {
+		table = dynamolease.NewMemTable()
+	}
+	opts := o.lease
+	if opts.Timeout == 0 {
+		opts = dynamolease.Options{Timeout: 5 * time.Second, MaxClockSkewRate: 2, PollInterval: 20 * time.Millisecond,
+			TTL: time.Hour, WaitBudget: 3 * time.Second}
+	}
+	opts.Owner = "proxy-test"
+	committer := dynamolease.NewCommitter(table, opts, zerolog.Nop())
+	observer := &writeEndRecorder{}
+	p := New(Options{
+		Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend,
+		Leases: committer, LeaseTimeout: opts.Timeout, Log: zerolog.Nop(), Observer: observer,
+		SerializeAllWrites: func(string) bool { return o.strict },
+	})
+	front := httptest.NewServer(p)
+	t.Cleanup(front.Close)
+	f := &fixture{handler: p, proxyURL: front.URL, backend: server, leases: committer, client: newClient(front.URL, testKeyID)}
+	if _, err := f.client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucketName)}); err != nil {
+		t.Fatalf("create bucket through the proxy: %v", err)
+	}
+	return &guardFixture{fixture: f, proxy: p, table: table, observer: observer}
+}
+
+// writeEndRecorder stands for internal/metrics: it records the leased
+// writes the proxy reports.
+type writeEndRecorder struct {
+	mu   sync.Mutex
+	ends []WriteEnd
+}
+
+func (r *writeEndRecorder) ObserveRequest(RequestRecord) {}
+
+func (r *writeEndRecorder) ObserveLeasedWriteEnd(e WriteEnd) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ends = append(r.ends, e)
+}
+
+// waitFor polls until a reported write end satisfies match, or fails the test.
+func (r *writeEndRecorder) waitFor(t *testing.T, match func(WriteEnd) bool) WriteEnd {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		for _, e := range r.ends {
+			if match(e) {
+				r.mu.Unlock()
+				return e
+			}
+		}
+		r.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t.Fatalf("no matching leased write end reported; got %+v", r.ends)
+	return WriteEnd{}
+}
+
+// leaseRow reads the lease row of key's version etag ("*" for a create).
+func (g *guardFixture) leaseRow(t *testing.T, key, etag string) *dynamolease.Record {
+	t.Helper()
+	r, err := g.table.Get(context.Background(), bucketName+"/"+key, etag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
