@@ -9,6 +9,7 @@
 //	  → serveS3: route (resolveTarget, classify against the allow-list of allowlist.go,
 //	    the Connection header check) → Authenticator.Verify → authorise
 //	  → conditional write?  serveConditional* (conditional.go): HEAD, lease, forward with a gated body
+//	  → PostObject (browser form upload)?  servePostObject (postobject.go): the form's signed policy, then a PutObject
 //	  → DeleteObjects with ETags?  serveDeleteObjects (deleteobjects.go)
 //	  → ListBuckets?  serveListBuckets (listbuckets.go): only the key's granted buckets
 //	  → otherwise forward (forward.go): stream the verified body, copy the response back
@@ -158,6 +159,11 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c.info.set(func(i *requestInfo) { i.op = Refused })
 	if err := p.route(c); err != nil {
 		p.fail(c, err)
+		return
+	}
+	if c.op == PostObject {
+		// A browser upload authenticates with its form, not its request.
+		p.servePostObject(c)
 		return
 	}
 
