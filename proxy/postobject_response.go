@@ -41,7 +41,16 @@ func (a *postAnswer) Write(b []byte) (int, error) {
 	return a.w.Write(b)
 }
 
-// Unwrap lets http.ResponseController reach the connection.
+// FlushError flushes a failure on to the client; a held success is not
+// sent (a flush would commit the real writer to PutObject's 200).
+func (a *postAnswer) FlushError() error {
+	if a.passthrough {
+		return http.NewResponseController(a.w).Flush()
+	}
+	return nil
+}
+
+// Unwrap lets http.ResponseController reach the connection (read deadlines).
 func (a *postAnswer) Unwrap() http.ResponseWriter { return a.w }
 
 // header is the backend's PutObject answer, as copied for the client.

@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/rs/zerolog"
 
+	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -327,5 +329,28 @@ func TestPostObjectStreamsALargeFileInFlatMemory(t *testing.T) {
 	// Client, proxy and store together: a buffered file alone would be 100 MiB.
 	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 16<<20 {
 		t.Errorf("a 100 MiB upload allocated %d MiB", allocated>>20)
+	}
+}
+
+func TestPostObjectInStrictModeTakesTheLease(t *testing.T) {
+	var puts atomic.Int32
+	table := dynamolease.NewMemTable()
+	f := newFixtureWith(t, fixtureOptions{strict: true, leaseTable: table, backendHook: func(r *http.Request) {
+		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/uploads/strict") {
+			puts.Add(1)
+		}
+	}})
+	fields := append(uploadPolicy().fields(t), field{"key", "uploads/strict"})
+	resp := sendPostForm(t, f.proxyURL, bucketName, fields, "f", strings.NewReader("strict"), 6)
+	if resp.StatusCode != http.StatusNoContent || puts.Load() != 1 {
+		t.Fatalf("status %d, %d backend PUTs", resp.StatusCode, puts.Load())
+	}
+	if got, err := f.get(t, "uploads/strict"); err != nil || got != "strict" {
+		t.Fatalf("GET: %q, %v", got, err)
+	}
+	// The write leased the version it replaced ("*": none), as a strict-mode PutObject does.
+	rec, err := table.Get(context.Background(), bucketName+"/uploads/strict", "*")
+	if err != nil || rec == nil {
+		t.Fatalf("no lease row for the POST: %v", err)
 	}
 }
