@@ -34,7 +34,12 @@ func (p *Proxy) servePostObject(c *call) {
 		p.fail(c, s3err.Newf(s3err.NotImplemented, "This s3cond does not verify POST policies."))
 		return
 	}
+	// The form and its file read through the body idle timeout; drainUnreadBody
+	// reads the rest with deadlines of its own.
+	unlimited := c.r.Body
+	p.limitBodyIdle(c)
 	form, err := readPostForm(c.r)
+	c.r.Body = unlimited
 	if err != nil {
 		p.fail(c, err)
 		return
