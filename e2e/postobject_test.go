@@ -8,6 +8,7 @@ import (
 	"io"
 	mimemultipart "mime/multipart"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -149,5 +150,41 @@ func TestPostObjectBrowserUpload(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The same policy, the form encoded and posted by Python's requests, as a
+// Python web client uploads: its multipart framing, not Go's.
+func TestPostObjectWithPythonRequests(t *testing.T) {
+	e := NewEnv(t)
+	e.RequireProxy(t)
+	const bucket = "requests-uploads"
+	CreateBucket(t, e.Client(t, e.RW), bucket)
+	script, err := filepath.Abs(filepath.Join("scripts", "presigned_post_boto3.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.txt")
+	content := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB: more than one read of the form
+	if err := os.WriteFile(file, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := runClient(t, e.RW, dir, "python3", script, e.Endpoint, bucket, "reports/", "1048576", file)
+	var answer struct {
+		Status int    `json:"status"`
+		Body   string `json:"body"`
+	}
+	if err := json.Unmarshal([]byte(out), &answer); err != nil || answer.Status != http.StatusCreated {
+		t.Fatalf("requests POST: %q (%v), want 201", out, err)
+	}
+	stored, err := e.BackendClient().GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("reports/report.txt")})
+	if err != nil {
+		t.Fatalf("the upload is not in the store: %v", err)
+	}
+	defer stored.Body.Close()
+	body, _ := io.ReadAll(stored.Body)
+	if !bytes.Equal(body, content) || stored.Metadata["owner"] != "ann" {
+		t.Errorf("stored %d bytes (want %d), metadata %v", len(body), len(content), stored.Metadata)
 	}
 }

@@ -6,7 +6,11 @@ The policy allows keys under PREFIX (the form's key is PREFIX${filename}),
 files of at most MAX_SIZE bytes, a Content-Type starting with "text/", the
 user metadata x-amz-meta-owner=ann, and success_action_status 201.
 
-Usage: python3 presigned_post_boto3.py ENDPOINT BUCKET PREFIX MAX_SIZE
+With a fifth argument, the script also uploads that file the way a Python
+web client does, with requests (the fields, a Content-Type of text/plain,
+then the file), and prints {"status": ..., "body": ...} instead.
+
+Usage: python3 presigned_post_boto3.py ENDPOINT BUCKET PREFIX MAX_SIZE [FILE]
 Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY.
 """
 import json
@@ -34,4 +38,15 @@ post = s3.generate_presigned_post(
     ],
     ExpiresIn=600,
 )
-print(json.dumps(post, sort_keys=True))
+if len(sys.argv) < 6:
+    print(json.dumps(post, sort_keys=True))
+    sys.exit(0)
+
+import os  # noqa: E402  (only the upload mode needs these)
+import requests  # noqa: E402
+
+path = sys.argv[5]
+fields = dict(post["fields"], **{"Content-Type": "text/plain"})
+with open(path, "rb") as f:
+    resp = requests.post(post["url"], data=fields, files={"file": (os.path.basename(path), f)}, timeout=60)
+print(json.dumps({"status": resp.status_code, "body": resp.text}))
