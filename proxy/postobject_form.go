@@ -138,15 +138,32 @@ func fileOffset(raw []byte, boundary string, n int) (int, bool) {
 		if i == n {
 			return dataStart, true
 		}
-		next := bytes.Index(raw[dataStart:], append(append([]byte(nil), nl...), delimiter...))
-		if next < 0 {
+		next, ok := nextDelimiter(raw, dataStart, append(append([]byte(nil), nl...), delimiter...))
+		if !ok {
 			return 0, false
 		}
-		lineEnd := bytes.IndexByte(raw[dataStart+next+len(nl):], '\n')
+		lineEnd := bytes.IndexByte(raw[next+len(nl):], '\n')
 		if lineEnd < 0 {
 			return 0, false
 		}
-		pos = dataStart + next + len(nl) + lineEnd + 1
+		pos = next + len(nl) + lineEnd + 1
+	}
+}
+
+// nextDelimiter finds the delimiter that ends a part's data, from start:
+// as mime/multipart reads it, newline, "--", boundary, then "-" (the
+// close), white space or a newline; "--boundaryX" is data.
+func nextDelimiter(raw []byte, start int, delimiter []byte) (int, bool) {
+	for {
+		i := bytes.Index(raw[start:], delimiter)
+		if i < 0 {
+			return 0, false
+		}
+		at := start + i
+		if end := at + len(delimiter); end < len(raw) && strings.IndexByte("- \t\r\n", raw[end]) >= 0 {
+			return at, true
+		}
+		start = at + 1
 	}
 }
 
