@@ -118,7 +118,7 @@ func fileOffset(raw []byte, boundary string, n int) (int, bool) {
 		}
 		line := raw[pos : pos+end+1]
 		pos += end + 1
-		if bytes.HasPrefix(line, delimiter) {
+		if bytes.HasPrefix(line, delimiter) && len(bytes.TrimSpace(line[len(delimiter):])) == 0 {
 			if !bytes.HasSuffix(line, nl) {
 				nl = []byte("\n")
 			}

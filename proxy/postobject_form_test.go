@@ -32,7 +32,7 @@ func TestReadPostFormFramings(t *testing.T) {
 		"CRLF, as browsers send it": "--XyZ\r\nContent-Disposition: form-data; name=\"key\"\r\n\r\nk\r\n" +
 			"--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\n" +
 			"line one\r\n--XyZnot a delimiter\r\n--XyZ--\r\n",
-		"a preamble before the first delimiter": "ignored preamble\r\n--XyZ\r\nContent-Disposition: form-data; name=\"KEY\"\r\n\r\nk\r\n" +
+		"a preamble before the first delimiter": "ignored preamble\r\n--XyZnot yet\r\n--XyZ\r\nContent-Disposition: form-data; name=\"KEY\"\r\n\r\nk\r\n" +
 			"--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\n" +
 			"line one\r\n--XyZnot a delimiter\r\n--XyZ--\r\n",
 	}
