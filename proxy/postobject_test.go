@@ -219,6 +219,14 @@ func TestPostObjectRefusals(t *testing.T) {
 			pp.keyID = readOnlyID
 			return append(pp.fields(t), field{"key", "uploads/refused"})
 		}, 403, "AccessDenied"},
+		{"checksum of other content", func() []field {
+			return append(uploadPolicy(map[string]string{"x-amz-checksum-crc32": "AAAAAA=="}).fields(t),
+				field{"key", "uploads/refused"}, field{"x-amz-checksum-crc32", "AAAAAA=="})
+		}, 400, "BadDigest"},
+		{"Content-MD5 of other content", func() []field {
+			return append(uploadPolicy(map[string]string{"Content-MD5": "1B2M2Y8AsgTpgAmY7PhCfg=="}).fields(t),
+				field{"key", "uploads/refused"}, field{"Content-MD5", "1B2M2Y8AsgTpgAmY7PhCfg=="})
+		}, 400, "BadDigest"},
 		{"a dot segment in the key", func() []field {
 			return append(uploadPolicy().fields(t), field{"key", "uploads/../refused"})
 		}, 400, "InvalidArgument"},
