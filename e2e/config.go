@@ -13,8 +13,10 @@ type Config struct {
 	DataDir string        `yaml:"data_dir"`
 	Backend BackendConfig `yaml:"backend"`
 	Keys    []KeyConfig   `yaml:"keys"`
-	Lease   LeaseConfig   `yaml:"lease"`
-	Log     LogConfig     `yaml:"log"`
+	// Anonymous is the grant for unsigned requests (nil: none).
+	Anonymous *AnonymousConfig `yaml:"anonymous,omitempty"`
+	Lease     LeaseConfig      `yaml:"lease"`
+	Log       LogConfig        `yaml:"log"`
 }
 
 type ServerConfig struct {
@@ -45,6 +47,11 @@ type KeyConfig struct {
 	Secret      string   `yaml:"secret"`
 	Buckets     []string `yaml:"buckets"`
 	Access      string   `yaml:"access"`
+}
+
+type AnonymousConfig struct {
+	Buckets []string `yaml:"buckets"`
+	Access  string   `yaml:"access"`
 }
 
 type LeaseConfig struct {

@@ -36,20 +36,23 @@ type opRule struct {
 // copy sources and DeleteObjects entries, ListBuckets filtering) are
 // constants; the others exist only as names in the table.
 const (
-	ListBuckets             Operation = "ListBuckets"
-	CreateBucket            Operation = "CreateBucket"
-	DeleteBucket            Operation = "DeleteBucket"
-	HeadBucket              Operation = "HeadBucket"
-	ListObjects             Operation = "ListObjects"
-	ListObjectsV2           Operation = "ListObjectsV2"
-	ListObjectVersions      Operation = "ListObjectVersions"
-	ListMultipartUploads    Operation = "ListMultipartUploads"
-	GetObject               Operation = "GetObject"
-	HeadObject              Operation = "HeadObject"
-	PutObject               Operation = "PutObject"
-	CopyObject              Operation = "CopyObject"
-	DeleteObject            Operation = "DeleteObject"
-	DeleteObjects           Operation = "DeleteObjects"
+	ListBuckets          Operation = "ListBuckets"
+	CreateBucket         Operation = "CreateBucket"
+	DeleteBucket         Operation = "DeleteBucket"
+	HeadBucket           Operation = "HeadBucket"
+	ListObjects          Operation = "ListObjects"
+	ListObjectsV2        Operation = "ListObjectsV2"
+	ListObjectVersions   Operation = "ListObjectVersions"
+	ListMultipartUploads Operation = "ListMultipartUploads"
+	GetObject            Operation = "GetObject"
+	HeadObject           Operation = "HeadObject"
+	PutObject            Operation = "PutObject"
+	CopyObject           Operation = "CopyObject"
+	DeleteObject         Operation = "DeleteObject"
+	DeleteObjects        Operation = "DeleteObjects"
+	// PostObject is a browser-based upload: a multipart/form-data POST to
+	// the bucket, authenticated by a signed POST policy in the form.
+	PostObject              Operation = "PostObject"
 	CreateMultipartUpload   Operation = "CreateMultipartUpload"
 	UploadPart              Operation = "UploadPart"
 	UploadPartCopy          Operation = "UploadPartCopy"
@@ -75,6 +78,7 @@ var coreOperations = []opRule{
 	{bucketLevel, http.MethodGet, "versions", ListObjectVersions, false},
 	{bucketLevel, http.MethodGet, "uploads", ListMultipartUploads, false},
 	{bucketLevel, http.MethodPost, "delete", DeleteObjects, true},
+	{bucketLevel, http.MethodPost, "", PostObject, true},
 
 	{objectLevel, http.MethodGet, "", GetObject, false},
 	{objectLevel, http.MethodHead, "", HeadObject, false},

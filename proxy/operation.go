@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"mime"
 	"net/http"
 	"net/url"
 	"sort"
@@ -118,7 +119,18 @@ func refine(op Operation, q url.Values, h http.Header) (Operation, error) {
 	if op == ListObjects && q.Get("list-type") == "2" {
 		return ListObjectsV2, nil
 	}
+	if op == PostObject && !isFormData(h.Get("Content-Type")) {
+		// S3's answer to a bucket POST of any other enclosure type.
+		e := s3err.Precondition("Bucket POST must be of the enclosure-type multipart/form-data")
+		return Refused, e
+	}
 	return op, nil
+}
+
+// isFormData reports whether a Content-Type is multipart/form-data.
+func isFormData(contentType string) bool {
+	mediaType, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mediaType == "multipart/form-data"
 }
 
 func pathLevelOf(t target) (pathLevel, error) {

@@ -9,6 +9,7 @@
 //	  → serveS3: route (resolveTarget, classify against the allow-list of allowlist.go,
 //	    the Connection header check) → Authenticator.Verify → authorise
 //	  → conditional write?  serveConditional* (conditional.go): HEAD, lease, forward with a gated body
+//	  → PostObject (browser form upload)?  servePostObject (postobject.go): the form's signed policy, then a PutObject
 //	  → DeleteObjects with ETags?  serveDeleteObjects (deleteobjects.go)
 //	  → ListBuckets?  serveListBuckets (listbuckets.go): only the key's granted buckets
 //	  → otherwise forward (forward.go): stream the verified body, copy the response back
@@ -18,6 +19,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -71,6 +73,8 @@ type Proxy struct {
 	bodyIdleTimeout, writeIdleTimeout time.Duration
 	// detachedWriteLimit bounds a leased write whose client left (detach.go).
 	detachedWriteLimit time.Duration
+	// anonymousRead reports whether unsigned clients may read a bucket.
+	anonymousRead func(bucket string) bool
 }
 
 // Options configure a Proxy.
@@ -105,6 +109,10 @@ type Options struct {
 	// progress before the connection is cut; default
 	// DefaultWriteIdleTimeout, negative: no bound.
 	WriteIdleTimeout time.Duration
+	// AnonymousRead reports whether unsigned clients may read a client
+	// bucket (GetObject, HeadObject, ListObjects[V2]; config's anonymous
+	// grant). Default: no bucket, so every unsigned request is 403.
+	AnonymousRead func(bucket string) bool
 }
 
 // New builds the proxy and its middleware chain.
@@ -112,7 +120,10 @@ func New(o Options) *Proxy {
 	p := &Proxy{
 		auth: o.Auth, access: o.Access, backend: o.Backend, bucketBackends: o.BucketBackends, leases: o.Leases,
 		domain: o.Domain, log: o.Log, newRequestID: o.NewRequestID, leaseTimeout: o.LeaseTimeout,
-		serializeAllWrites: o.SerializeAllWrites, observer: o.Observer,
+		serializeAllWrites: o.SerializeAllWrites, observer: o.Observer, anonymousRead: o.AnonymousRead,
+	}
+	if p.anonymousRead == nil {
+		p.anonymousRead = func(string) bool { return false }
 	}
 	if p.observer == nil {
 		p.observer = nopObserver{}
@@ -160,6 +171,11 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c.info.set(func(i *requestInfo) { i.op = Refused })
 	if err := p.route(c); err != nil {
 		p.fail(c, err)
+		return
+	}
+	if c.op == PostObject {
+		// A browser upload authenticates with its form, not its request.
+		p.servePostObject(c)
 		return
 	}
 
@@ -254,7 +270,7 @@ func (p *Proxy) backendFor(bucket string) *Backend {
 // also read their source bucket.
 func (p *Proxy) authorise(c *call) error {
 	if c.auth.Anonymous {
-		return s3err.New(s3err.AccessDenied)
+		return p.authoriseAnonymous(c)
 	}
 	if !p.access.Allowed(c.auth.AccessKeyID, c.target.Bucket, c.op.Writes()) {
 		return s3err.New(s3err.AccessDenied)
@@ -272,6 +288,25 @@ func (p *Proxy) authorise(c *call) error {
 		}
 		if err := c.backend.KeyPolicy.Check(srcKey); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// anonymousReads are the calls an anonymous grant allows: reading objects
+// and listing them, nothing else (no subresources, no ListBuckets).
+var anonymousReads = map[Operation]bool{GetObject: true, HeadObject: true, ListObjects: true, ListObjectsV2: true}
+
+// authoriseAnonymous allows an unsigned request only as a read on a bucket
+// of the anonymous grant. Like S3, it refuses response header overrides
+// (response-content-type, ...) to anonymous clients.
+func (p *Proxy) authoriseAnonymous(c *call) error {
+	if !anonymousReads[c.op] || !p.anonymousRead(c.target.Bucket) {
+		return s3err.New(s3err.AccessDenied)
+	}
+	for name := range c.r.URL.Query() {
+		if strings.HasPrefix(name, "response-") {
+			return s3err.Newf(s3err.InvalidRequest, "Request specific response headers cannot be used for anonymous GET requests.")
 		}
 	}
 	return nil

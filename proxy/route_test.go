@@ -27,6 +27,7 @@ func TestClassify(t *testing.T) {
 		{"GET", "bkt", "", "uploads", nil, ListMultipartUploads},
 		{"GET", "bkt", "", "versions&key-marker=a", nil, ListObjectVersions},
 		{"POST", "bkt", "", "delete", nil, DeleteObjects},
+		{"POST", "bkt", "", "", http.Header{"Content-Type": {"multipart/form-data; boundary=xyz"}}, PostObject},
 		{"GET", "bkt", "", "versioning", nil, "GetBucketVersioning"},
 		{"PUT", "bkt", "", "policy", nil, "PutBucketPolicy"},
 		{"DELETE", "bkt", "", "cors", nil, "DeleteBucketCors"},
@@ -103,7 +104,9 @@ func TestClassifyRefuses(t *testing.T) {
 		{"POST", "bkt", "", "uploads", nil, s3err.NotImplemented},
 		{"DELETE", "bkt", "", "versioning", nil, s3err.NotImplemented},
 		{"PUT", "bkt", "", "location", nil, s3err.NotImplemented},
-		{"POST", "bkt", "", "", nil, s3err.NotImplemented},
+		// A bucket POST is a browser upload only as multipart/form-data (S3's 412).
+		{"POST", "bkt", "", "", nil, s3err.PreconditionFailed},
+		{"POST", "bkt", "", "", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, s3err.PreconditionFailed},
 		{"POST", "bkt", "k", "", nil, s3err.NotImplemented},
 		// Two subresources: which one the store acts on is its choice.
 		{"PUT", "bkt", "k", "acl&tagging", nil, s3err.NotImplemented},

@@ -13,6 +13,18 @@ import (
 // immutable after NewKeyring, so it is safe for concurrent use.
 type Keyring struct {
 	keys map[string]*entry
+	// anonymousRead are the buckets unsigned clients may read (names, "*"
+	// or path.Match patterns); none by default.
+	anonymousRead []string
+}
+
+// Option adds to a keyring what is not a client key.
+type Option func(*Keyring)
+
+// AnonymousRead grants unsigned clients read access to buckets (names,
+// "*" or path.Match patterns, as for keys); config's anonymous.buckets.
+func AnonymousRead(buckets []string) Option {
+	return func(k *Keyring) { k.anonymousRead = append([]string(nil), buckets...) }
 }
 
 type entry struct {
@@ -31,8 +43,11 @@ func (secret) GoString() string { return `"****"` }
 // NewKeyring builds a keyring from validated config keys (config.Load has
 // resolved secret_env into Secret). A later duplicate access key ID would be a
 // config error; here the first one wins.
-func NewKeyring(keys []config.Key) *Keyring {
+func NewKeyring(keys []config.Key, opts ...Option) *Keyring {
 	k := &Keyring{keys: make(map[string]*entry, len(keys))}
+	for _, opt := range opts {
+		opt(k)
+	}
 	for _, key := range keys {
 		if _, dup := k.keys[key.AccessKeyID]; dup || key.AccessKeyID == "" {
 			continue
@@ -77,7 +92,19 @@ func (k *Keyring) Allowed(accessKeyID, bucket string, write bool) bool {
 	if bucket == "" {
 		return true
 	}
-	for _, pattern := range e.buckets {
+	return matchesAny(e.buckets, bucket)
+}
+
+// AnonymousAllowed reports whether unsigned clients may read bucket (the
+// client-side name). The grant is read-only: the caller allows only reads.
+func (k *Keyring) AnonymousAllowed(bucket string) bool {
+	return bucket != "" && matchesAny(k.anonymousRead, bucket)
+}
+
+// matchesAny reports whether bucket is one of patterns: a name, "*" for
+// all, or a path.Match pattern.
+func matchesAny(patterns []string, bucket string) bool {
+	for _, pattern := range patterns {
 		if pattern == "*" || pattern == bucket {
 			return true
 		}
@@ -93,7 +120,7 @@ func (k *Keyring) Allowed(accessKeyID, bucket string, write bool) bool {
 // String describes the keyring without any key material. fmt does not call
 // String on unexported fields, so Keyring and entry each need their own.
 func (k Keyring) String() string {
-	return fmt.Sprintf("Keyring(%d keys)", len(k.keys))
+	return fmt.Sprintf("Keyring(%d keys, anonymous read %v)", len(k.keys), k.anonymousRead)
 }
 
 // GoString keeps %#v from reaching into the map of secrets.

@@ -95,3 +95,18 @@ func TestDefaultDevelopmentKey(t *testing.T) {
 		t.Error("dev key should write everywhere")
 	}
 }
+
+func TestAnonymousReadGrant(t *testing.T) {
+	if testKeyring().AnonymousAllowed("reports") {
+		t.Error("a keyring without an anonymous grant lets anonymous clients read")
+	}
+	k := NewKeyring(config.Default().Keys, AnonymousRead([]string{"public", "assets-*"}))
+	for bucket, want := range map[string]bool{"public": true, "assets-eu": true, "private": false, "": false, "publicity": false} {
+		if got := k.AnonymousAllowed(bucket); got != want {
+			t.Errorf("AnonymousAllowed(%q) = %v, want %v", bucket, got, want)
+		}
+	}
+	if k.Allowed("", "public", false) {
+		t.Error("the anonymous grant leaked into the keyed grants (empty access key ID)")
+	}
+}

@@ -106,7 +106,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	a.Readiness = admin.NewReadiness(probeTimeout, readinessCacheFor,
 		append([]admin.Probe{{Name: "lease_store", Check: leaseProbe}}, probes...)...)
 	a.AdminHandler = admin.Handler(a.Registry, a.Readiness)
-	keyring := access.NewKeyring(cfg.Keys)
+	keyring := access.NewKeyring(cfg.Keys, access.AnonymousRead(cfg.Anonymous.Buckets))
 	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
 	verifier.MaxSkew = cfg.Server.MaxSkew
 
@@ -123,6 +123,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		Observer:           m,
 		BodyIdleTimeout:    cfg.Server.BodyIdleTimeout,
 		WriteIdleTimeout:   cfg.Server.ResponseWriteIdleTimeout,
+		AnonymousRead:      keyring.AnonymousAllowed,
 	})
 	a.Handler = prx
 	// Closers run last-added first: lease releases still running in the

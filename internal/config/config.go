@@ -72,9 +72,11 @@ type Config struct {
 	// Buckets map lists; every other bucket goes to Backend.
 	Backends []Backend `yaml:"backends,omitempty"`
 	Keys     []Key     `yaml:"keys"`
-	Lease    Lease     `yaml:"lease"`
-	Admin    Admin     `yaml:"admin"`
-	Log      Log       `yaml:"log"`
+	// Anonymous grants unsigned clients read access to some buckets.
+	Anonymous Anonymous `yaml:"anonymous"`
+	Lease     Lease     `yaml:"lease"`
+	Admin     Admin     `yaml:"admin"`
+	Log       Log       `yaml:"log"`
 }
 
 // Server is the client-facing S3 API.
@@ -168,6 +170,14 @@ type Key struct {
 	SecretEnv   string   `yaml:"secret_env"`
 	Buckets     []string `yaml:"buckets,flow"`
 	Access      string   `yaml:"access"`
+}
+
+// Anonymous is the grant for unsigned requests: GET and HEAD of objects and
+// object listings on the buckets listed (names, "*" or patterns, as for
+// keys). Off, with no buckets, by default; read-only is the only access.
+type Anonymous struct {
+	Buckets []string `yaml:"buckets,flow,omitempty"`
+	Access  string   `yaml:"access"`
 }
 
 // CanWrite reports whether the key has read-write access.
@@ -265,6 +275,7 @@ func Default() *Config {
 			Buckets:     []string{"*"},
 			Access:      AccessReadWrite,
 		}},
+		Anonymous: Anonymous{Access: AccessReadOnly},
 		Lease: Lease{
 			Store: LeaseStoreEmbedded,
 			DynamoDB: DynamoDB{

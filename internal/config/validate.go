@@ -32,6 +32,7 @@ func (c *Config) Validate() error {
 		c.validateDataDir,
 		c.validateBackend,
 		c.validateKeys,
+		c.validateAnonymous,
 		c.validateLease,
 		c.validateAdmin,
 		c.validateLog,
@@ -335,6 +336,21 @@ func (c *Config) validateKeys() error {
 		if err := oneOf(key+".access", k.Access, AccessReadOnly, AccessReadWrite); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validateAnonymous allows read-only anonymous grants only: an unsigned
+// write would run with the store's key on behalf of anyone.
+func (c *Config) validateAnonymous() error {
+	a := c.Anonymous
+	for j, pattern := range a.Buckets {
+		if !isBucketPattern(pattern) {
+			return keyError(fmt.Sprintf("anonymous.buckets[%d]", j), "%q is neither a bucket name nor a pattern such as logs-*", pattern)
+		}
+	}
+	if a.Access != AccessReadOnly {
+		return keyError("anonymous.access", "must be %s (anonymous clients may only read), not %q", AccessReadOnly, a.Access)
 	}
 	return nil
 }

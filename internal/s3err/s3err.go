@@ -23,16 +23,21 @@ const (
 	BadGateway                        Code = "BadGateway"
 	ConditionalRequestConflict        Code = "ConditionalRequestConflict"
 	EntityTooLarge                    Code = "EntityTooLarge"
+	EntityTooSmall                    Code = "EntityTooSmall"
 	IncompleteBody                    Code = "IncompleteBody"
+	IncorrectNumberOfFilesInPost      Code = "IncorrectNumberOfFilesInPostRequest"
 	InternalError                     Code = "InternalError"
 	InvalidAccessKeyID                Code = "InvalidAccessKeyId"
 	InvalidArgument                   Code = "InvalidArgument"
 	InvalidBucketName                 Code = "InvalidBucketName"
 	InvalidDigest                     Code = "InvalidDigest"
+	InvalidPolicyDocument             Code = "InvalidPolicyDocument"
 	InvalidRequest                    Code = "InvalidRequest"
 	InvalidURI                        Code = "InvalidURI"
 	KeyTooLongError                   Code = "KeyTooLongError"
+	MalformedPOSTRequest              Code = "MalformedPOSTRequest"
 	MalformedXML                      Code = "MalformedXML"
+	MaxPostPreDataLengthExceeded      Code = "MaxPostPreDataLengthExceededError"
 	MethodNotAllowed                  Code = "MethodNotAllowed"
 	MissingContentLength              Code = "MissingContentLength"
 	MissingSecurityHeader             Code = "MissingSecurityHeader"
@@ -63,15 +68,20 @@ var table = map[Code]entry{
 	BadGateway:                        {http.StatusBadGateway, "The backend storage could not be reached."},
 	ConditionalRequestConflict:        {http.StatusConflict, "A conflicting conditional operation is currently in progress against this resource. Please try again."},
 	EntityTooLarge:                    {http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed object size."},
+	EntityTooSmall:                    {http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed object size."},
 	IncompleteBody:                    {http.StatusBadRequest, "You did not provide the number of bytes specified by the Content-Length HTTP header."},
+	IncorrectNumberOfFilesInPost:      {http.StatusBadRequest, "POST requires exactly one file upload per request."},
 	InternalError:                     {http.StatusInternalServerError, "We encountered an internal error. Please try again."},
 	InvalidAccessKeyID:                {http.StatusForbidden, "The AWS Access Key Id you provided does not exist in our records."},
 	InvalidArgument:                   {http.StatusBadRequest, "Invalid Argument"},
 	InvalidBucketName:                 {http.StatusBadRequest, "The specified bucket is not valid."},
 	InvalidDigest:                     {http.StatusBadRequest, "The Content-MD5 you specified is not valid."},
+	InvalidPolicyDocument:             {http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
 	InvalidRequest:                    {http.StatusBadRequest, "Invalid Request"},
 	InvalidURI:                        {http.StatusBadRequest, "Couldn't parse the specified URI."},
 	KeyTooLongError:                   {http.StatusBadRequest, "Your key is too long."},
+	MalformedPOSTRequest:              {http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
+	MaxPostPreDataLengthExceeded:      {http.StatusBadRequest, "Your POST request fields preceding the upload file were too large."},
 	MalformedXML:                      {http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema."},
 	MethodNotAllowed:                  {http.StatusMethodNotAllowed, "The specified method is not allowed against this resource."},
 	MissingContentLength:              {http.StatusLengthRequired, "You must provide the Content-Length HTTP header."},

@@ -1,0 +1,131 @@
+package proxy
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/sigv4"
+)
+
+// PostPolicyVerifier checks the signed policy of a browser-based upload.
+// *sigv4.Verifier is the implementation; an Authenticator that is not one
+// has browser uploads refused.
+type PostPolicyVerifier interface {
+	VerifyPost(form sigv4.PostForm) (*sigv4.PostAuth, error)
+}
+
+var _ PostPolicyVerifier = (*sigv4.Verifier)(nil)
+
+// servePostObject handles POST Object, S3's browser-based upload: a
+// multipart/form-data POST to the bucket whose form fields carry the key,
+// the object's headers and a signed policy, and whose last field is the
+// file. s3cond verifies the policy (sigv4.VerifyPost), authorises the
+// signing key for a write, and stores the file as a PutObject would, so
+// the upload streams to the backend with its final byte held back until
+// the file has ended where it must and its checksums matched. S3 has no
+// conditional POST: the write is unconditional, and takes a lease only in
+// strict mode, as an unconditional PutObject does.
+func (p *Proxy) servePostObject(c *call) {
+	verifier, ok := p.auth.(PostPolicyVerifier)
+	if !ok {
+		p.fail(c, s3err.Newf(s3err.NotImplemented, "This s3cond does not verify POST policies."))
+		return
+	}
+	// The form and its file read through the body idle timeout; drainUnreadBody
+	// reads the rest with deadlines of its own.
+	unlimited := c.r.Body
+	p.limitBodyIdle(c)
+	form, err := readPostForm(c.r)
+	c.r.Body = unlimited
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	put, err := p.postedPut(c, verifier, form)
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	answer := &postAnswer{w: c.w}
+	put.w = answer
+	if handled := p.serveConditional(put); !handled {
+		p.forward(put, p.clientBody(put))
+	}
+	if answer.succeeded {
+		p.answerPost(c, put.target, form.fields, answer.header())
+	}
+}
+
+// postedPut checks the form and builds the PutObject call that stores its
+// file.
+func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postForm) (*call, error) {
+	rawKey, ok := form.fields["key"]
+	if !ok {
+		return nil, sigv4.MissingPostKey()
+	}
+	key := strings.ReplaceAll(rawKey, "${filename}", form.fileName)
+	auth, err := verifier.VerifyPost(sigv4.PostForm{Fields: form.fields, Bucket: c.target.Bucket, Key: key})
+	if err != nil {
+		return nil, err
+	}
+	c.info.set(func(i *requestInfo) { i.accessKeyID, i.key = auth.AccessKeyID, key })
+	if auth.Anonymous || !p.access.Allowed(auth.AccessKeyID, c.target.Bucket, true) {
+		// An anonymous grant is read-only: an unsigned form writes nothing.
+		return nil, s3err.New(s3err.AccessDenied)
+	}
+	if err := checkPostKey(key); err != nil {
+		return nil, err
+	}
+	if err := c.backend.KeyPolicy.Check(key); err != nil {
+		return nil, err
+	}
+	if err := auth.Length.Check(form.fileSize); err != nil {
+		return nil, err
+	}
+	if form.fileSize > maxSinglePut {
+		return nil, (&sigv4.LengthRange{Max: maxSinglePut}).Check(form.fileSize)
+	}
+	header, err := postObjectHeader(form.fields)
+	if err != nil {
+		return nil, err
+	}
+	return p.putCall(c, auth.AccessKeyID, key, header, form)
+}
+
+// putCall is the PutObject a POST form amounts to, as if the client had
+// sent it: PUT /bucket/key with the form's headers and the file as body.
+func (p *Proxy) putCall(c *call, accessKeyID, key string, header http.Header, form *postForm) (*call, error) {
+	t := target{Bucket: c.target.Bucket, Key: key, RawKey: escapeKey(key)}
+	u := *c.r.URL
+	u.Path, u.RawPath, u.RawQuery = "/"+t.Bucket+"/"+key, "/"+url.PathEscape(t.Bucket)+"/"+t.RawKey, ""
+	r, err := http.NewRequestWithContext(c.r.Context(), http.MethodPut, u.String(), c.r.Body)
+	if err != nil {
+		return nil, s3err.Wrap(s3err.InternalError, err)
+	}
+	r.URL, r.Header, r.ContentLength, r.Host = &u, header, form.fileSize, c.r.Host
+	body, err := sigv4.NewBody(&exactFile{r: form.file, left: form.fileSize}, sigv4.BodySpec{
+		Mode: sigv4.PayloadUnsigned, ContentLength: form.fileSize, Header: header,
+	})
+	if err != nil {
+		return nil, err
+	}
+	auth := &sigv4.Request{AccessKeyID: accessKeyID, Mode: sigv4.PayloadUnsigned, Body: body}
+	return &call{w: c.w, r: r, id: c.id, op: PutObject, target: t, backend: c.backend, auth: auth, info: c.info}, nil
+}
+
+// checkPostKey applies S3's key rules to a key that came from a form field
+// (a URL key was checked by resolveTarget).
+func checkPostKey(key string) error {
+	switch {
+	case key == "":
+		return s3err.Newf(s3err.InvalidArgument, "User key must have a length greater than 0.").With("ArgumentName", "key")
+	case len(key) > maxKeyBytes:
+		return s3err.New(s3err.KeyTooLongError)
+	case !utf8.ValidString(key):
+		return s3err.Newf(s3err.InvalidArgument, "Object key is not valid UTF-8.").With("ArgumentName", "key")
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package proxy
+
+import (
+	"encoding/xml"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+)
+
+// postHeaderFields are the form fields that become PutObject request
+// headers, as S3 reads them from a POST form. Nothing else of the form
+// reaches the store: not the authentication fields, not a copy source or a
+// condition header a form might carry.
+var postHeaderFields = newParameterSet(
+	"cache-control", "content-type", "content-disposition", "content-encoding", "content-language",
+	"expires", "content-md5",
+	"x-amz-storage-class", "x-amz-website-redirect-location",
+	"x-amz-server-side-encryption", "x-amz-server-side-encryption-aws-kms-key-id",
+	"x-amz-server-side-encryption-context", "x-amz-server-side-encryption-bucket-key-enabled",
+	"x-amz-server-side-encryption-customer-algorithm", "x-amz-server-side-encryption-customer-key",
+	"x-amz-server-side-encryption-customer-key-md5",
+	"x-amz-object-lock-mode", "x-amz-object-lock-retain-until-date", "x-amz-object-lock-legal-hold",
+	"x-amz-checksum-algorithm", "x-amz-checksum-crc32", "x-amz-checksum-crc32c", "x-amz-checksum-crc64nvme",
+	"x-amz-checksum-sha1", "x-amz-checksum-sha256", "x-amz-checksum-sha512", "x-amz-checksum-md5",
+	"x-amz-checksum-xxhash64", "x-amz-checksum-xxhash3", "x-amz-checksum-xxhash128",
+)
+
+// postObjectHeader builds the PutObject header a POST form asks for: the
+// fields of postHeaderFields, user metadata, the canned ACL and the tag set.
+func postObjectHeader(fields map[string]string) (http.Header, error) {
+	h := http.Header{}
+	for name, value := range fields {
+		var header string
+		switch {
+		case postHeaderFields[name] || strings.HasPrefix(name, "x-amz-meta-"):
+			header = name
+		case name == "acl":
+			header = "x-amz-acl"
+		case name == "tagging":
+			tags, err := tagsFromXML(value)
+			if err != nil {
+				return nil, err
+			}
+			header, value = "x-amz-tagging", tags
+		default:
+			continue
+		}
+		if !validHeaderName(header) || !validHeaderValue(value) {
+			return nil, s3err.Newf(s3err.InvalidArgument, "The form field %q cannot be sent as a header.", name).
+				With("ArgumentName", name)
+		}
+		if name == "x-amz-checksum-algorithm" {
+			// PutObject names the algorithm in x-amz-sdk-checksum-algorithm.
+			header = "x-amz-sdk-checksum-algorithm"
+		}
+		h.Set(header, value)
+	}
+	return h, nil
+}
+
+// tagsFromXML turns the POST form's tagging document
+// (<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag>...) into
+// PutObject's x-amz-tagging (k=v&...).
+func tagsFromXML(doc string) (string, error) {
+	var tagging struct {
+		Tags []struct {
+			Key   string `xml:"Key"`
+			Value string `xml:"Value"`
+		} `xml:"TagSet>Tag"`
+	}
+	if err := xml.Unmarshal([]byte(doc), &tagging); err != nil {
+		return "", s3err.New(s3err.MalformedXML)
+	}
+	values := url.Values{}
+	for _, t := range tagging.Tags {
+		values.Add(t.Key, t.Value)
+	}
+	return values.Encode(), nil
+}
+
+// validHeaderName reports whether name is an HTTP token (RFC 9110 §5.6.2).
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// validHeaderValue refuses control characters (a CR or LF would split the
+// header); tabs and bytes from 0x80 up are field content.
+func validHeaderValue(value string) bool {
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}

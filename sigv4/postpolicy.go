@@ -1,0 +1,197 @@
+package sigv4
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/s3cond/s3cond/internal/s3err"
+)
+
+// A browser-based upload (S3's POST Object) authenticates with form fields
+// instead of a signed request: policy (a base64 JSON document of
+// conditions), x-amz-algorithm, x-amz-credential, x-amz-date and
+// x-amz-signature, the hex HMAC-SHA256 of the base64 policy under the
+// client key's SigV4 signing key. Nothing else of the request is signed, so
+// everything the upload does must be pinned by the policy: S3 refuses a form
+// field that no condition names, and so does s3cond.
+
+// Form field names (lower case: S3 matches form field names without regard
+// to case).
+const (
+	postFieldPolicy     = "policy"
+	postFieldAlgorithm  = "x-amz-algorithm"
+	postFieldCredential = "x-amz-credential"
+	postFieldDate       = "x-amz-date"
+	postFieldSignature  = "x-amz-signature"
+	postFieldBucket     = "bucket"
+	postFieldKey        = "key"
+	postIgnorePrefix    = "x-ignore-"
+)
+
+// postAuthFields are the fields of a SigV4 POST, in the order S3 asks for
+// a missing one.
+var postAuthFields = []string{postFieldAlgorithm, postFieldCredential, postFieldDate, postFieldSignature, postFieldPolicy}
+
+// PostForm is what a POST Object request presents for verification.
+type PostForm struct {
+	// Fields are the form fields before the file, by lower-case name.
+	Fields map[string]string
+	// Bucket is the client bucket the form was posted to.
+	Bucket string
+	// Key is the object key, after ${filename} was replaced by the name of
+	// the uploaded file; Fields["key"] is the key as the form sent it.
+	Key string
+}
+
+// PostAuth is what a verified POST policy allows.
+type PostAuth struct {
+	AccessKeyID string
+	// Anonymous: the form carries no policy or signature at all; the
+	// caller decides (S3 allows that only on a publicly writable bucket).
+	Anonymous bool
+	// Length is the policy's content-length-range; nil when it has none.
+	Length *LengthRange
+}
+
+// LengthRange is a content-length-range condition: the file's size in
+// bytes must lie within [Min, Max].
+type LengthRange struct{ Min, Max int64 }
+
+// Check answers S3's 400 EntityTooSmall / EntityTooLarge for a size outside
+// the range.
+func (l *LengthRange) Check(size int64) error {
+	switch {
+	case l == nil:
+		return nil
+	case size < l.Min:
+		return s3err.New(s3err.EntityTooSmall).
+			With("ProposedSize", strconv.FormatInt(size, 10)).
+			With("MinSizeAllowed", strconv.FormatInt(l.Min, 10))
+	case size > l.Max:
+		return s3err.New(s3err.EntityTooLarge).
+			With("ProposedSize", strconv.FormatInt(size, 10)).
+			With("MaxSizeAllowed", strconv.FormatInt(l.Max, 10))
+	}
+	return nil
+}
+
+// VerifyPost checks a POST Object form: its signature (in constant time),
+// the policy's expiration and every condition, and that every form field is
+// named by a condition. Errors are *s3err.Error with S3's codes.
+func (v *Verifier) VerifyPost(form PostForm) (*PostAuth, error) {
+	auth, err := v.verifyPost(form)
+	if err != nil {
+		return nil, err
+	}
+	return auth, nil
+}
+
+func (v *Verifier) verifyPost(form PostForm) (*PostAuth, *s3err.Error) {
+	f := form.Fields
+	if _, v2 := f["awsaccesskeyid"]; v2 {
+		// A SigV2 POST (AWSAccessKeyId, signature): s3cond verifies SigV4 only.
+		return nil, errUnsupportedAuthMechanism()
+	}
+	if !hasAnyField(f, postAuthFields) {
+		return &PostAuth{Anonymous: true}, nil
+	}
+	for _, name := range postAuthFields {
+		if _, ok := f[name]; !ok {
+			return nil, missingPostField(name)
+		}
+	}
+	if f[postFieldAlgorithm] != signingAlgorithm {
+		return nil, errUnsupportedAuthMechanism()
+	}
+	scope, perr := v.postScope(f[postFieldCredential], f[postFieldDate])
+	if perr != nil {
+		return nil, perr
+	}
+	secret, ok := v.Credentials.Secret(scope.accessKeyID)
+	if !ok {
+		return nil, s3err.New(s3err.InvalidAccessKeyID).With("AWSAccessKeyId", scope.accessKeyID)
+	}
+	key := v.signingKey(scope, secret)
+	policy := f[postFieldPolicy]
+	if !signatureMatches(key[:], policy, f[postFieldSignature]) {
+		return nil, s3err.New(s3err.SignatureDoesNotMatch).
+			With("AWSAccessKeyId", scope.accessKeyID).
+			With("StringToSign", policy).
+			With("SignatureProvided", f[postFieldSignature])
+	}
+	doc, perr := parsePolicy(policy)
+	if perr != nil {
+		return nil, perr
+	}
+	if !v.now().Before(doc.expiration) {
+		return nil, s3err.Newf(s3err.AccessDenied, "Invalid according to Policy: Policy expired.")
+	}
+	length, perr := doc.check(form)
+	if perr != nil {
+		return nil, perr
+	}
+	return &PostAuth{AccessKeyID: scope.accessKeyID, Length: length}, nil
+}
+
+// postScope parses x-amz-credential and x-amz-date and checks the scope
+// against the verifier's region and service, as for a signed request.
+func (v *Verifier) postScope(credential, rawDate string) (credentialScope, *s3err.Error) {
+	invalid := func(detail string) *s3err.Error {
+		return s3err.Newf(s3err.InvalidArgument, "Error parsing the X-Amz-Credential parameter; %s", detail).
+			With("ArgumentName", postFieldCredential).
+			With("ArgumentValue", credential)
+	}
+	scope, ok := parseCredential(credential)
+	if !ok {
+		return credentialScope{}, invalid(credentialFormatHint)
+	}
+	amzDate, err := time.Parse(amzDateLayout, rawDate)
+	if err != nil {
+		return credentialScope{}, s3err.Newf(s3err.InvalidArgument, "X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"").
+			With("ArgumentName", postFieldDate).
+			With("ArgumentValue", rawDate)
+	}
+	if perr := v.checkScope(scope, amzDate, invalid); perr != nil {
+		return credentialScope{}, perr
+	}
+	return scope, nil
+}
+
+func hasAnyField(fields map[string]string, names []string) bool {
+	for _, name := range names {
+		if _, ok := fields[name]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// missingPostField is S3's answer to a POST without one of the fields it
+// needs (named as S3 names them in the message).
+func missingPostField(name string) *s3err.Error {
+	display := name
+	if strings.HasPrefix(name, "x-amz-") {
+		display = "X-Amz-" + strings.ToUpper(name[6:7]) + name[7:]
+	}
+	return s3err.Newf(s3err.InvalidArgument, "Bucket POST must contain a field named '%s'.  If it is specified, please check the order of the fields.", display).
+		With("ArgumentName", display).
+		With("ArgumentValue", "")
+}
+
+// MissingPostKey is the error for a form without a key field.
+func MissingPostKey() error { return missingPostField(postFieldKey) }
+
+// decodePolicy base64-decodes the policy field.
+func decodePolicy(policy string) ([]byte, *s3err.Error) {
+	raw, err := base64.StdEncoding.DecodeString(policy)
+	if err != nil {
+		return nil, invalidPolicy("Invalid Policy: Invalid Base64 encoding.")
+	}
+	return raw, nil
+}
+
+func invalidPolicy(message string) *s3err.Error {
+	return s3err.Newf(s3err.InvalidPolicyDocument, "%s", message)
+}
