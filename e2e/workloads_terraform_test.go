@@ -115,7 +115,7 @@ func terraformChildEnv(cred Credentials) []string {
 
 // runTerraformReplays runs one replay process per endpoint at once, each
 // making rounds state writes under the lock of bucket/env/terraform.tfstate.
-func runTerraformReplays(t *testing.T, endpoints []string, cred Credentials, caFile, bucket string, rounds int) []terraformReport {
+func runTerraformReplays(t *testing.T, endpoints []string, cred Credentials, caFile, bucket string, rounds int, deadline time.Duration) []terraformReport {
 	t.Helper()
 	bin := terraformLockBinary(t)
 	oracle := t.TempDir()
@@ -123,10 +123,10 @@ func runTerraformReplays(t *testing.T, endpoints []string, cred Credentials, caF
 	var wg sync.WaitGroup
 	for i, endpoint := range endpoints {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), deadline+10*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, bin, "-endpoint", endpoint, "-bucket", bucket, "-key", "env/terraform.tfstate",
-				"-ca", caFile, "-oracle", oracle, "-name", fmt.Sprintf("tf%d", i), "-rounds", fmt.Sprint(rounds), "-deadline", "80s")
+				"-ca", caFile, "-oracle", oracle, "-name", fmt.Sprintf("tf%d", i), "-rounds", fmt.Sprint(rounds), "-deadline", deadline.String())
 			cmd.Env = terraformChildEnv(cred)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -146,15 +146,18 @@ func runTerraformReplays(t *testing.T, endpoints []string, cred Credentials, caF
 	return reports
 }
 
-// terraformStateSerial reads the state's serial from the store itself.
-func terraformStateSerial(t *testing.T, store Store, bucket string) int {
+// terraformStateSerial reads the state's serial from the store itself; ok
+// is false for a state that is no JSON document (two writers interleaved
+// their bytes in it).
+func terraformStateSerial(t *testing.T, store Store, bucket string) (serial int, ok bool) {
 	t.Helper()
 	body := getBytes(t, t.Context(), NewS3Client(store.Endpoint, store.Cred, nil), bucket, "env/terraform.tfstate")
 	var st struct{ Serial int }
 	if err := json.Unmarshal(body, &st); err != nil {
-		t.Fatalf("state %q: %v", body, err)
+		t.Logf("state %q: %v", body, err)
+		return 0, false
 	}
-	return st.Serial
+	return st.Serial, true
 }
 
 const terraformRounds = 40 // state writes per process through s3cond
@@ -181,8 +184,11 @@ func terraformThroughS3cond(t *testing.T) {
 	}
 	writeFile(t, caFile, string(pems))
 
-	tot := sumTerraformReports(runTerraformReplays(t, endpoints, e.RW, caFile, "tfstate", terraformRounds))
-	serial := terraformStateSerial(t, e.Store, "tfstate")
+	tot := sumTerraformReports(runTerraformReplays(t, endpoints, e.RW, caFile, "tfstate", terraformRounds, 80*time.Second))
+	serial, ok := terraformStateSerial(t, e.Store, "tfstate")
+	if !ok {
+		t.Fatalf("the state through s3cond is no JSON document: two writers interleaved")
+	}
 	t.Logf("through s3cond: %s; final serial %d", tot, serial)
 	for i, f := range fronts {
 		if modes := f.Modes(); modes["STREAMING-UNSIGNED-PAYLOAD-TRAILER"] == 0 {
@@ -212,10 +218,12 @@ func terraformStraightOnS3rver(t *testing.T) {
 	store := testservers.StartS3rver(t, "tfstate")
 	cred := Credentials{store.AccessKey, store.Secret}
 	endpoints := []string{store.Endpoint, store.Endpoint, store.Endpoint}
-	tot := sumTerraformReports(runTerraformReplays(t, endpoints, cred, "", "tfstate", 15))
-	serial := terraformStateSerial(t, Store{Kind: BackendS3rver, Endpoint: store.Endpoint, Cred: cred}, "tfstate")
-	t.Logf("straight on s3rver: %s; final serial %d", tot, serial)
-	if tot.twoHolders == 0 && serial == tot.rounds && len(tot.duplicateSerials) == 0 {
+	// A process may never get the lock back once s3rver has mixed two
+	// writers' lock files: a short deadline ends the control all the same.
+	tot := sumTerraformReports(runTerraformReplays(t, endpoints, cred, "", "tfstate", 15, 20*time.Second))
+	serial, ok := terraformStateSerial(t, Store{Kind: BackendS3rver, Endpoint: store.Endpoint, Cred: cred}, "tfstate")
+	t.Logf("straight on s3rver: %s; final serial %d (a JSON document: %v)", tot, serial, ok)
+	if tot.twoHolders == 0 && ok && serial == tot.rounds && len(tot.duplicateSerials) == 0 {
 		t.Fatalf("no two holders and no lost state write straight on s3rver: the control measured nothing")
 	}
 }
