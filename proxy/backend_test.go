@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // timeoutError stands for a net.Error whose Timeout() is true, such as

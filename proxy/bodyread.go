@@ -4,7 +4,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // maxBufferedBody is the largest body s3cond holds in memory whole: a

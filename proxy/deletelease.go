@@ -5,9 +5,9 @@ import (
 	"sort"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/internal/s3err"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/precondition"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // deleteKey is one object of a leased DeleteObjects: every entry naming it

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // echoBodies answers each request with its method and body, and counts the
