@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // Header names, also used as the <Condition> of a 412 body.

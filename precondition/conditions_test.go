@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 func header(kv ...string) http.Header {

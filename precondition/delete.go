@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // DeleteObject's conditions besides If-Match. S3 documents them as: delete

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 var modified = time.Date(2026, 12, 1, 16, 28, 38, 0, time.UTC)

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/s3cond/s3cond/internal/s3err"
 	"github.com/s3cond/s3cond/precondition"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // Backend is the S3-compatible storage behind s3cond.
@@ -116,10 +116,12 @@ func existingState(h http.Header) precondition.ObjectState {
 
 // backendError turns a transport failure into the S3 error a client sees:
 // 503 when the backend cannot be reached at all or does not answer in time
-// (retrying later may work), 502 when it broke off mid-exchange.
+// (retrying later may work), 502 when it broke off mid-exchange. A
+// request body that was not its declared length, or failed verification,
+// is the client's error.
 func backendError(err error) *s3err.Error {
 	var s3e *s3err.Error
-	if errors.As(err, &s3e) {
+	if errors.As(bodyLengthError(err), &s3e) {
 		return s3e
 	}
 	if errors.Is(err, context.Canceled) {
@@ -134,7 +136,7 @@ func backendError(err error) *s3err.Error {
 }
 
 // unreachable reports whether err says the backend could not be reached:
-// a failed dial or name lookup (ResettingDialer's and net/http's dials
+// a failed dial or name lookup (backendhttp.ResettingDialer's and net/http's dials
 // both return a *net.OpError with Op "dial"), or a timeout.
 func unreachable(err error) bool {
 	var opErr *net.OpError

@@ -8,7 +8,8 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/internal/backendhttp"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // timeoutError stands for a net.Error whose Timeout() is true, such as
@@ -28,7 +29,7 @@ func TestBackendErrorClassifiesByType(t *testing.T) {
 	closed := l.Addr().String()
 	l.Close()
 	_, dialErr := http.Get("http://" + closed + "/")
-	_, spliceErr := NewSpliceTransport(NewBackendTransport()).RoundTrip(mustRequest(t, "http://"+closed+"/"))
+	_, spliceErr := backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()).RoundTrip(mustRequest(t, "http://"+closed+"/"))
 
 	cases := []struct {
 		name string
@@ -42,6 +43,9 @@ func TestBackendErrorClassifiesByType(t *testing.T) {
 		// The word "dial" in a message is not a dial error.
 		{"read reset", &net.OpError{Op: "read", Net: "tcp", Err: errors.New("dial-up modem hung up")}, s3err.BadGateway},
 		{"s3 error kept", s3err.New(s3err.AccessDenied), s3err.AccessDenied},
+		// A small PUT's body is read whole in backendhttp before it is sent.
+		{"body short", &url.Error{Op: "Put", URL: "http://b/", Err: backendhttp.ErrShortBody}, s3err.IncompleteBody},
+		{"body long", &url.Error{Op: "Put", URL: "http://b/", Err: backendhttp.ErrLongBody}, s3err.InvalidRequest},
 	}
 	for _, c := range cases {
 		if c.err == nil {

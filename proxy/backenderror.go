@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // maxBackendDocument bounds the backend answers s3cond reads whole to

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/rs/zerolog"
 
+	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -36,7 +37,7 @@ func scriptedProxy(t *testing.T, buckets map[string]string, answer http.HandlerF
 	u, _ := url.Parse(store.URL)
 	backend := &Backend{
 		Name: "default", Endpoint: u, Buckets: buckets,
-		Client: &http.Client{Transport: sigv4.NewResigner(NewSpliceTransport(NewBackendTransport()),
+		Client: &http.Client{Transport: sigv4.NewResigner(backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
 			credentials.NewStaticCredentialsProvider(backendKeyID, "backend-secret", ""), "us-east-1"),
 			CheckRedirect: noRedirects.CheckRedirect}, // as internal/app builds it
 	}

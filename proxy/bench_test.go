@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/rs/zerolog"
 
+	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -25,7 +26,7 @@ func benchFront(b *testing.B, getBody []byte) (host string, conn net.Conn, br *b
 	b.Helper()
 	u := rawStubBackend(b, getBody)
 	backend := &Backend{Name: "bench", Endpoint: u, Client: &http.Client{Transport: sigv4.NewResigner(
-		NewSpliceTransport(NewBackendTransport()),
+		backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
 		credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")}}
 	p := New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend, Log: zerolog.Nop()})
 	front := httptest.NewServer(p)

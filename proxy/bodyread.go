@@ -4,14 +4,16 @@ import (
 	"errors"
 	"io"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/internal/backendhttp"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // maxBufferedBody is the largest body s3cond holds in memory whole: a
 // conditional write's body up to this size is read, and verified, before
-// its lease is sought, and SpliceTransport reads a PUT body up to this size
-// before it sends the request. Larger bodies stream.
-const maxBufferedBody = 64 << 10
+// its lease is sought. Larger bodies stream. It is the size
+// backendhttp.SpliceTransport reads a PUT body to, so a body read whole here
+// leaves for the backend in one write.
+const maxBufferedBody = backendhttp.MaxBufferedPUT
 
 // readWhole reads r, which must hold exactly length bytes, on to its end,
 // where a verifying body makes its final checks. The buffer is its own, not
@@ -25,26 +27,23 @@ func readWhole(r io.Reader, length int64) ([]byte, error) {
 	return body, nil
 }
 
-// readExactly fills dst from r and reads r on to its end: a verifying body
-// makes its final checks there, so an error is the body's own (a failed
-// signature or checksum, a client gone) or a length that does not match.
+// readExactly fills dst from r and reads r on to its end (see
+// backendhttp.ReadExactly), with a length that does not match as the S3
+// error a client gets for it.
 func readExactly(r io.Reader, dst []byte) error {
-	if _, err := io.ReadFull(r, dst); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || len(dst) > 0 && err == io.EOF {
-			return s3err.New(s3err.IncompleteBody)
-		}
-		return err
+	return bodyLengthError(backendhttp.ReadExactly(r, dst))
+}
+
+// bodyLengthError turns backendhttp's body-length errors into S3's; any
+// other error is returned as it is.
+func bodyLengthError(err error) error {
+	switch {
+	case errors.Is(err, backendhttp.ErrShortBody):
+		return s3err.Wrap(s3err.IncompleteBody, err)
+	case errors.Is(err, backendhttp.ErrLongBody):
+		e := s3err.Newf(s3err.InvalidRequest, "The body is longer than its declared length.")
+		e.Cause = err
+		return e
 	}
-	var extra [1]byte
-	for {
-		n, err := r.Read(extra[:])
-		switch {
-		case n > 0:
-			return s3err.Newf(s3err.InvalidRequest, "The body is longer than its declared length.")
-		case err == io.EOF:
-			return nil
-		case err != nil:
-			return err
-		}
-	}
+	return err
 }

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/internal/s3err"
 	"github.com/s3cond/s3cond/precondition"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // errETagMoved means the object changed between choosing a lease and
@@ -26,7 +26,7 @@ const maxETagMoves = 5
 const releaseTimeout = 5 * time.Second
 
 // writeCondition is what a leased write needs from its condition.
-// precondition.Conditions is one; anyState is strict mode's.
+// precondition.Conditions is one; precondition.AnyState is strict mode's.
 type writeCondition interface {
 	Evaluate(precondition.ObjectState) error
 	LeaseETag(precondition.ObjectState) string
@@ -35,30 +35,8 @@ type writeCondition interface {
 
 var (
 	_ writeCondition = precondition.Conditions{}
-	_ writeCondition = anyState{}
+	_ writeCondition = precondition.AnyState{}
 )
-
-// anyState is the condition of an unconditional write in strict mode
-// (lease.serialize: all-writes): it holds whatever the object's state, but
-// the write still leases the version it replaces ("*" when there is none),
-// so it contends with every conditional writer of that version.
-type anyState struct{}
-
-func (anyState) Evaluate(precondition.ObjectState) error { return nil }
-
-func (anyState) LeaseETag(s precondition.ObjectState) string {
-	if !s.Exists {
-		return "*"
-	}
-	return precondition.CanonicalETag(s.ETag)
-}
-
-func (anyState) Covers(leaseETag string, s precondition.ObjectState) bool {
-	if leaseETag == "*" {
-		return !s.Exists
-	}
-	return s.Exists && precondition.ETagsEqual(leaseETag, s.ETag)
-}
 
 // serveConditional handles PutObject, CopyObject, CompleteMultipartUpload
 // and DeleteObject carrying If-Match / If-None-Match, and in strict mode
@@ -81,7 +59,7 @@ func (p *Proxy) serveConditional(c *call) bool {
 	case !conds.Active() && (c.backend.NativeConditional || p.leases == nil || !p.serializeAllWrites(c.target.Bucket)):
 		return false
 	case !conds.Active():
-		cond = anyState{}
+		cond = precondition.AnyState{}
 	case c.backend.NativeConditional:
 		p.forward(c, p.clientBody(c))
 		return true

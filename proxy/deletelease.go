@@ -5,9 +5,9 @@ import (
 	"sort"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/internal/s3err"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/precondition"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // deleteKey is one object of a leased DeleteObjects: every entry naming it
@@ -116,7 +116,7 @@ func (p *Proxy) deleteKeys(c *call, entries []s3xml.ObjectIdentifier, strict boo
 // version is there, and contends with every writer of it).
 func entryCondition(o s3xml.ObjectIdentifier) writeCondition {
 	if o.ETag == "" {
-		return anyState{}
+		return precondition.AnyState{}
 	}
 	return precondition.ForETag(o.ETag)
 }
@@ -227,11 +227,13 @@ func (k *keyConditions) Evaluate(s precondition.ObjectState) error {
 // LeaseETag leases the version the entries would delete ("*" if none):
 // every entry that holds on s names that one.
 func (k *keyConditions) LeaseETag(s precondition.ObjectState) string {
-	return anyState{}.LeaseETag(s)
+	return precondition.AnyState{}.LeaseETag(s)
 }
 
+// Covers reports whether the lease still names the version found in s, as
+// for any write that replaces whatever is there.
 func (k *keyConditions) Covers(leaseETag string, s precondition.ObjectState) bool {
-	return anyState{}.Covers(leaseETag, s)
+	return precondition.AnyState{}.Covers(leaseETag, s)
 }
 
 var _ writeCondition = (*keyConditions)(nil)

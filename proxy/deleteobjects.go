@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/s3cond/s3cond/internal/s3err"
 	"github.com/s3cond/s3cond/internal/s3xml"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // maxDeleteBody bounds a DeleteObjects request: 1000 keys of 1024 bytes

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // defaultDetachedWriteLimit bounds how long a leased write may run on at

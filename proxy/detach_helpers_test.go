@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -52,7 +53,7 @@ func newGuardFixture(t *testing.T, o guardOptions) *guardFixture {
 	u, _ := url.Parse(server.URL)
 	backend := &Backend{
 		Name: "default", Endpoint: u, KeyPolicy: o.keyPolicy,
-		Client: &http.Client{Transport: sigv4.NewResigner(NewSpliceTransport(NewBackendTransport()),
+		Client: &http.Client{Transport: sigv4.NewResigner(backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
 			credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
 	}
 	table := o.table

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
 

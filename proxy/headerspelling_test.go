@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/rs/zerolog"
 
+	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -90,7 +91,7 @@ func TestResponseHeaderNamesOnTheWire(t *testing.T) {
 	t.Cleanup(backendServer.Close)
 	u, _ := url.Parse(backendServer.URL)
 	backend := &Backend{Name: "stub", Endpoint: u, Client: &http.Client{Transport: sigv4.NewResigner(
-		NewSpliceTransport(NewBackendTransport()),
+		backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
 		credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")}}
 	p := New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend, Log: zerolog.Nop()})
 	front := httptest.NewServer(p)

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // maxListBucketsBody bounds the backend's ListBuckets answer s3cond reads

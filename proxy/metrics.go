@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // RequestObserver is told about every finished request, for metrics.

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 type ctxKey int

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // Operation is the S3 API call a request makes, by its S3 name. s3cond

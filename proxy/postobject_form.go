@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // Limits on what precedes the file in a POST Object form. S3 allows 20 KB

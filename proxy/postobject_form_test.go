@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 func formRequest(body string, contentLength int64) *http.Request {

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // postHeaderFields are the form fields that become PutObject request

@@ -28,6 +28,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -314,7 +315,7 @@ func TestPostObjectStreamsALargeFileInFlatMemory(t *testing.T) {
 	server := httptest.NewServer(store)
 	t.Cleanup(server.Close)
 	u, _ := url.Parse(server.URL)
-	backend := &Backend{Name: "discard", Endpoint: u, Client: &http.Client{Transport: sigv4.NewResigner(NewBackendTransport(),
+	backend := &Backend{Name: "discard", Endpoint: u, Client: &http.Client{Transport: sigv4.NewResigner(backendhttp.NewBackendTransport(),
 		credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")}}
 	front := httptest.NewServer(New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend, Log: zerolog.Nop()}))
 	t.Cleanup(front.Close)

@@ -26,7 +26,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
 

@@ -26,6 +26,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -157,7 +158,7 @@ func fakeBackendWith(t *testing.T, name string, hook func(*http.Request)) (*Back
 	return &Backend{
 		Name:     name,
 		Endpoint: u,
-		Client: &http.Client{Transport: sigv4.NewResigner(NewSpliceTransport(NewBackendTransport()),
+		Client: &http.Client{Transport: sigv4.NewResigner(backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
 			credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
 	}, server
 }

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 func TestClassify(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // Idle timeouts on the client connection, as S3 has them: a request body

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // credentialScope is the Credential element: AKID/YYYYMMDD/REGION/SERVICE/aws4_request.

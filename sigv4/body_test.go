@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 func sha256Body(t testing.TB, payload []byte, claimedHex string, contentLength int64) *Body {

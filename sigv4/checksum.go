@@ -15,7 +15,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/zeebo/xxh3"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // crc64NVMEPolynomial is the reversed (LSB-first) form of CRC-64/NVME's

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 func crc32Base64(data []byte) string {

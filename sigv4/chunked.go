@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 const (

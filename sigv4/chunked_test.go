@@ -17,7 +17,7 @@ import (
 
 	"github.com/minio/minio-go/v7/pkg/signer"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 func unsignedTrailerBody(t testing.TB, encoded string, decodedLength int, trailer string) (*Body, error) {

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // ChunkSigning is what the chunk and trailer signatures of a signed

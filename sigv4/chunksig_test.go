@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // The AWS "Example: PUT Object" streaming upload

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // A browser-based upload (S3's POST Object) authenticates with form fields

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // policyDocument is a decoded POST policy: {"expiration": ..., "conditions": [...]}.

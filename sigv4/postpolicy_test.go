@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // postSign signs a base64 policy as a browser-upload backend does: the

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // EncodeUnsignedTrailer re-frames the verified decoded payload of body as a

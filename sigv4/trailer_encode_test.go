@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // TestEncodeUnsignedTrailerRoundTrip re-frames verified signed bodies and

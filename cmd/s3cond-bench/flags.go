@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/bench"
+	"github.com/s3cond/s3cond/cmd/s3cond-bench/internal/bench"
 )
 
 // errHelp means -h was asked for and the usage was printed.

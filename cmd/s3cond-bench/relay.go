@@ -10,7 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/s3cond/s3cond/internal/bench"
+	"github.com/s3cond/s3cond/cmd/s3cond-bench/internal/bench"
 )
 
 // relaySubcommand is the first argument that turns s3cond-bench into a bare

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/s3cond/s3cond/internal/bench"
+	"github.com/s3cond/s3cond/cmd/s3cond-bench/internal/bench"
 )
 
 // run executes the benchmark and writes its reports. It returns how many

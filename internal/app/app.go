@@ -26,6 +26,7 @@ import (
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/access"
 	"github.com/s3cond/s3cond/internal/admin"
+	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/embedded"
 	"github.com/s3cond/s3cond/internal/metrics"
@@ -181,7 +182,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		VirtualHosted: b.Addressing == config.AddressingVirtual,
 		Buckets:       b.Buckets,
 		Client: &http.Client{
-			Transport:     sigv4.NewResigner(m.InstrumentTransport(proxy.NewSpliceTransport(transport)), creds, b.Region),
+			Transport:     sigv4.NewResigner(m.InstrumentTransport(backendhttp.NewSpliceTransport(transport)), creds, b.Region),
 			CheckRedirect: noRedirects,
 		},
 		ForwardChecksums:   b.Checksums == config.ChecksumsForward,
@@ -217,17 +218,17 @@ func backendProbe(client *http.Client, endpoint *url.URL) func(context.Context) 
 // noRedirects hands a backend's redirect to the client as it is, as a proxy must.
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// backendTransport is proxy.NewBackendTransport (see there why its
+// backendTransport is backendhttp.NewBackendTransport (see there why its
 // connections reset when cut off) with backend.pool's settings.
 func backendTransport(pool config.Pool) *http.Transport {
-	t := proxy.NewBackendTransport()
+	t := backendhttp.NewBackendTransport()
 	// With virtual-hosted addressing every bucket is its own host, so the
 	// total bound leaves a few of them a full per-host pool.
 	t.MaxIdleConns = 4 * pool.MaxIdleConnsPerHost
 	t.MaxIdleConnsPerHost = pool.MaxIdleConnsPerHost
 	t.IdleConnTimeout = pool.IdleConnTimeout
 	t.ResponseHeaderTimeout = pool.ResponseHeaderTimeout
-	t.DialContext = proxy.ResettingDialer(&net.Dialer{Timeout: pool.DialTimeout, KeepAlive: 30 * time.Second})
+	t.DialContext = backendhttp.ResettingDialer(&net.Dialer{Timeout: pool.DialTimeout, KeepAlive: 30 * time.Second})
 	return t
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/config"
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 func newDynamoClient(ctx context.Context, cfg *config.Config) (*dynamodb.Client, error) {

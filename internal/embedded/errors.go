@@ -8,7 +8,7 @@ import (
 
 	"github.com/johannesboyne/gofakes3"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // writeError answers err as S3 error XML, for every handler s3cond puts in

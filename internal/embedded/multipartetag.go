@@ -9,7 +9,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/rs/zerolog"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // multipartETags keeps a multipart object's ETag the same in every answer.

@@ -14,8 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/internal/s3err"
 	"github.com/s3cond/s3cond/proxy"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 const namespace = "s3cond"

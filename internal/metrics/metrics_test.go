@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/internal/s3err"
 	"github.com/s3cond/s3cond/proxy"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // failingTable stands for a lease table whose every call fails with err.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // DeleteRequest is the body of DeleteObjects (POST /bucket?delete).

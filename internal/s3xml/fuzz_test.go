@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // checkClientError states that a request parser fails only with a client

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 func readTestdata(t *testing.T, name string) string {

@@ -8,7 +8,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/s3cond/s3cond/internal/s3err"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // maxDepth bounds element nesting. S3's request and result schemas need 3

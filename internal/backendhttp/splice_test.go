@@ -1,4 +1,4 @@
-package proxy
+package backendhttp
 
 import (
 	"bytes"
@@ -149,7 +149,7 @@ func TestSpliceTransportLeavesOtherRequestsToNext(t *testing.T) {
 		body, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%s %d", r.Method, len(body))
 	})
-	large := strings.Repeat("x", maxBufferedBody+1)
+	large := strings.Repeat("x", MaxBufferedPUT+1)
 	for _, tc := range []struct {
 		name, method string
 		body         io.Reader

@@ -1,4 +1,4 @@
-package proxy
+package backendhttp
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/s3cond/s3cond/internal/s3err"
 )
 
 // echoBodies answers each request with its method and body, and counts the
@@ -56,7 +54,7 @@ func readAndClose(t *testing.T, resp *http.Response) string {
 func TestSpliceTransportSendsSmallPutsAndDeletesOnItsConnections(t *testing.T) {
 	var seen atomic.Int32
 	f := newSpliceFixture(t, echoBodies(&seen))
-	full := strings.Repeat("z", maxBufferedBody)
+	full := strings.Repeat("z", MaxBufferedPUT)
 	for i, body := range []string{"a", strings.Repeat("4", 4096), full} {
 		resp, err := f.send(t, http.MethodPut, "/b/k", strings.NewReader(body), int64(len(body)))
 		if err != nil {
@@ -102,7 +100,8 @@ func (b *failingBody) Close() error { b.closed = true; return nil }
 func TestSpliceTransportSendsNothingOfABadSmallBody(t *testing.T) {
 	var seen atomic.Int32
 	f := newSpliceFixture(t, echoBodies(&seen))
-	verdict := s3err.New(s3err.SignatureDoesNotMatch)
+	// verdict stands for the verifying body's error (s3err SignatureDoesNotMatch).
+	verdict := errors.New("signature does not match")
 	for _, tc := range []struct {
 		name    string
 		body    io.Reader
@@ -112,9 +111,9 @@ func TestSpliceTransportSendsNothingOfABadSmallBody(t *testing.T) {
 		{"failed verification", &failingBody{data: strings.NewReader("0123456789"), err: verdict}, 10,
 			func(err error) bool { return errors.Is(err, verdict) }},
 		{"shorter than declared", strings.NewReader("0123"), 10,
-			func(err error) bool { return s3err.Is(err, s3err.IncompleteBody) }},
+			func(err error) bool { return errors.Is(err, ErrShortBody) }},
 		{"longer than declared", strings.NewReader("0123456789abc"), 10,
-			func(err error) bool { return s3err.Is(err, s3err.InvalidRequest) }},
+			func(err error) bool { return errors.Is(err, ErrLongBody) }},
 	} {
 		resp, err := f.send(t, http.MethodPut, "/b/k", tc.body, tc.length)
 		if err == nil {
@@ -164,7 +163,7 @@ func TestSpliceTransportReadsTheAnswerOfABackendThatStoppedReading(t *testing.T)
 		w.WriteHeader(http.StatusForbidden)
 		fmt.Fprint(w, "<Error><Code>AccessDenied</Code></Error>")
 	})
-	body := strings.Repeat("b", maxBufferedBody)
+	body := strings.Repeat("b", MaxBufferedPUT)
 	resp, err := f.send(t, http.MethodPut, "/b/k", strings.NewReader(body), int64(len(body)))
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package proxy
+package backendhttp
 
 import (
 	"bufio"
@@ -33,7 +33,7 @@ import (
 // connection's writer goroutine and each answer back from its reader
 // goroutine; for a 4 KiB PUT or the HEADs of a conditional write, those
 // hand-offs cost more than the request itself. A small PUT body (up to
-// maxBufferedBody) is read whole, and so verified, before the request is
+// MaxBufferedPUT) is read whole, and so verified, before the request is
 // sent; head and body then leave in one write, and a kept-alive
 // connection found dead can be retried with the same bytes.
 type SpliceTransport struct {
@@ -67,7 +67,7 @@ func (t *SpliceTransport) handles(req *http.Request) bool {
 			return false
 		}
 	case http.MethodPut:
-		if !hasBody(req) || req.ContentLength <= 0 || req.ContentLength > maxBufferedBody {
+		if !hasBody(req) || req.ContentLength <= 0 || req.ContentLength > MaxBufferedPUT {
 			return false
 		}
 	default:
@@ -81,6 +81,8 @@ func (t *SpliceTransport) handles(req *http.Request) bool {
 	return true
 }
 
+// RoundTrip sends req on t's own connections when handles says so, and
+// through the http.Transport t wraps otherwise.
 func (t *SpliceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !t.handles(req) {
 		return t.next.RoundTrip(req)
@@ -200,22 +202,22 @@ type readerOnly struct{ io.Reader }
 func hasBody(req *http.Request) bool { return req.Body != nil && req.Body != http.NoBody }
 
 // requestBodies holds the buffers small PUT bodies are read into.
-var requestBodies = sync.Pool{New: func() any { b := make([]byte, maxBufferedBody); return &b }}
+var requestBodies = sync.Pool{New: func() any { b := make([]byte, MaxBufferedPUT); return &b }}
 
 // readBody reads req's body, which must be exactly len(dst) bytes long,
 // into dst, and closes it.
 func readBody(req *http.Request, dst []byte) ([]byte, error) {
 	defer req.Body.Close()
-	if err := readExactly(req.Body, dst); err != nil {
+	if err := ReadExactly(req.Body, dst); err != nil {
 		return nil, err
 	}
 	return dst, nil
 }
 
 // requestWriters write request heads (and small bodies) to connections; a
-// pooled writer is large enough for a head and a body of maxBufferedBody,
+// pooled writer is large enough for a head and a body of MaxBufferedPUT,
 // so both leave in one write, and no connection keeps a write buffer.
-var requestWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, maxBufferedBody+8<<10) }}
+var requestWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, MaxBufferedPUT+8<<10) }}
 
 // writeRequest writes req, with payload as its body if it has one, to pc.
 func writeRequest(req *http.Request, payload []byte, pc *spliceConn) error {

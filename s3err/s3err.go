@@ -1,6 +1,8 @@
 // Package s3err is s3cond's one table of S3 error codes. Every package returns
 // *s3err.Error for anything a client should see; the HTTP layer renders it as
-// the S3 XML error document.
+// the S3 XML error document. It is public because the public packages
+// (sigv4, precondition, proxy) return it: an importer matches it with
+// errors.As and reads its Code and HTTP status.
 package s3err
 
 import (
