@@ -166,7 +166,7 @@ type scriptCompat struct {
 }
 
 func newBoto3Compat(t *testing.T, e *Env) compatClient {
-	testservers.Require(t, "python3")
+	testservers.Require(t, "boto3")
 	script, err := filepath.Abs(filepath.Join("scripts", "compat_boto3.py"))
 	if err != nil {
 		t.Fatal(err)

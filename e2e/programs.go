@@ -22,6 +22,10 @@ func clientProgram(t testing.TB, name string) string {
 	if p, ok := resolvedPrograms.Load(name); ok {
 		return p.(string)
 	}
+	if name == "python3" {
+		// Every Python client script of these tests imports boto3.
+		testservers.Require(t, "boto3")
+	}
 	path := testservers.Require(t, name)
 	if strings.Contains(path, "/.pyenv/shims/") {
 		if out, err := exec.Command("pyenv", "which", name).Output(); err == nil {

@@ -64,6 +64,21 @@ func find(t testing.TB, program string) (string, error) {
 		return dir, nil
 	case "versitygw":
 		return VersityGWPath()
+	case "s3rver":
+		if _, err := exec.LookPath("node"); err != nil {
+			return "", err
+		}
+		return S3rverPath(t)
+	case "boto3":
+		// The Python on PATH must import boto3 (the e2e client scripts).
+		python, err := exec.LookPath("python3")
+		if err != nil {
+			return "", err
+		}
+		if out, err := exec.Command(python, "-c", "import boto3").CombinedOutput(); err != nil {
+			return "", fmt.Errorf("%s cannot import boto3: %v: %s", python, err, out)
+		}
+		return python, nil
 	case "":
 		return "", errors.New("no program named")
 	default:

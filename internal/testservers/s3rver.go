@@ -3,7 +3,6 @@ package testservers
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -46,14 +45,8 @@ func S3rverPath(t testing.TB) (string, error) {
 // holds the server's own PID. A missing node or s3rver fails the test.
 func StartS3rver(t testing.TB, buckets ...string) *S3rver {
 	t.Helper()
-	script, err := S3rverPath(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is needed to run s3rver: %v", err)
-	}
+	script := Require(t, "s3rver")
+	node := Require(t, "node")
 	port := FreePort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	s := &S3rver{Endpoint: "http://" + addr, AccessKey: "S3RVER", Secret: "S3RVER", DataDir: t.TempDir()}
