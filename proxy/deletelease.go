@@ -168,9 +168,10 @@ func (k *deleteKey) judgeEntries(result *s3xml.DeleteResult) []s3xml.ObjectIdent
 
 // keepHalfLeases applies the half-lease rule to every lease guarding
 // entries about to be sent: one that cannot be renewed in time takes its
-// entries out of the delete, each answered with the failure.
+// entries out of the delete, each answered with the failure. Entries of the
+// key that judgeEntries already answered keep their one answer.
 func (p *Proxy) keepHalfLeases(c *call, keys []*deleteKey, send []s3xml.ObjectIdentifier, result *s3xml.DeleteResult) []s3xml.ObjectIdentifier {
-	dropped := map[string]bool{}
+	dropped := map[string]error{}
 	for _, k := range keys {
 		err := p.ensureHalfLease(c.r.Context(), k.lease)
 		select {
@@ -179,10 +180,7 @@ func (p *Proxy) keepHalfLeases(c *call, keys []*deleteKey, send []s3xml.ObjectId
 		default:
 		}
 		if err != nil {
-			dropped[k.leasePath] = true
-			for _, o := range k.entries {
-				result.Errors = append(result.Errors, entryError(o, err))
-			}
+			dropped[k.leasePath] = err
 		}
 	}
 	if len(dropped) == 0 {
@@ -191,9 +189,11 @@ func (p *Proxy) keepHalfLeases(c *call, keys []*deleteKey, send []s3xml.ObjectId
 	kept := send[:0:0]
 	for _, o := range send {
 		path := c.backend.leasePath(target{Bucket: c.target.Bucket, Key: o.Key})
-		if !dropped[path] {
-			kept = append(kept, o)
+		if err, ok := dropped[path]; ok {
+			result.Errors = append(result.Errors, entryError(o, err))
+			continue
 		}
+		kept = append(kept, o)
 	}
 	return kept
 }
