@@ -1,0 +1,253 @@
+package linearizability
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+)
+
+// deleteEntriesLease is the lease timeout of the DeleteObjects history:
+// shorter than a write through the slowed backend (a HEAD and a PUT, each
+// twice the latency), so every holder renews, and shorter than the wait
+// budget a DeleteObjects may spend leasing its keys one after another, so
+// the leases it took first must be renewed while it waits for the others,
+// and the half-lease rule decides whether it may still send the delete.
+const (
+	deleteEntriesLease   = 2 * time.Second
+	deleteEntriesLatency = 600 * time.Millisecond
+	deleteEntriesClients = 3
+	deleteWriterClients  = 4
+)
+
+// TestLinearizableDeleteObjectsWithRepeatsAndLongLeaseWaits records
+// DeleteObjects requests whose entries carry ETags, name keys several times
+// (the same ETag again, or an older one) and wait for leases other writers
+// hold through a slowed backend, among creates, CASes, deletes and reads of
+// the same keys. Each request's entries for one key are one operation: the
+// key is leased once for all of them, deleted if one entry's ETag holds,
+// and every entry answered on that state (deleted, 412, 404), or all 409.
+// Before DeleteObjects renewed its leases and folded repeats (issue 14,
+// items 2 and 3), a repeat waited out the budget against the request's own
+// lease and answered 409, and the delete was sent under an expired lease,
+// erasing a CAS acknowledged meanwhile.
+func TestLinearizableDeleteObjectsWithRepeatsAndLongLeaseWaits(t *testing.T) {
+	c := NewCluster(t, ClusterOptions{DelayBackend: true, LeaseTimeout: deleteEntriesLease})
+	w := Workload{Cluster: c, Keys: threeKeys, Clients: deleteWriterClients, OpTimeout: 20 * time.Second, BodySize: 64}
+	rec := NewRecorder()
+	counters := &Counters{}
+	ctx, stop := context.WithTimeout(context.Background(), recordingTime(t, 12*time.Second))
+	defer stop()
+	go func() {
+		for ctx.Err() == nil {
+			c.Delay.SetLatency(deleteEntriesLatency)
+			sleepCtx(ctx, 3*time.Second)
+			c.Delay.SetLatency(0)
+			sleepCtx(ctx, time.Second)
+		}
+		c.Delay.SetLatency(0)
+	}()
+	var wg sync.WaitGroup
+	var writerCounters *Counters
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		writerCounters = w.Run(ctx, rec)
+	}()
+	stats := &deleteEntriesStats{}
+	for i := 0; i < deleteEntriesClients; i++ {
+		wg.Add(1)
+		go func(id int) {
+			defer wg.Done()
+			dc := &deleteEntriesClient{workloadClient: newWorkloadClient(w, id, rec, counters), seen: map[string][]string{}, stats: stats}
+			for ctx.Err() == nil {
+				dc.round()
+				if pause := dc.backoff.next(dc.lastAmbiguous); pause > 0 {
+					sleepCtx(ctx, pause)
+				}
+			}
+		}(deleteWriterClients + i)
+	}
+	wg.Wait()
+	for _, cs := range []*Counters{counters, writerCounters} {
+		if n := cs.Unexpected.Load(); n > 0 {
+			t.Errorf("%d answers outside the contract, e.g. %q", n, cs.Samples())
+		}
+		if n := cs.Garbled.Load(); n > 0 {
+			t.Errorf("%d GETs returned a body no client wrote", n)
+		}
+	}
+	t.Logf("DeleteObjects: %s", stats)
+	if stats.requests < 5 || stats.repeats < 5 || stats.deleted == 0 || stats.conflicts == 0 {
+		t.Fatalf("too thin a history to judge DeleteObjects under lease waits: %s", stats)
+	}
+	requireProgress(t, rec, 10)
+	RequireLinearizable(t, rec)
+}
+
+// deleteEntriesStats is what the DeleteObjects clients sent and got.
+type deleteEntriesStats struct {
+	mu                                    sync.Mutex
+	requests, entries, repeats            int
+	deleted, failed, conflicts, ambiguous int
+	slowest                               time.Duration
+}
+
+func (s *deleteEntriesStats) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("%d requests of %d entries (%d naming a key again); answers: %d deleted, %d 412/404, %d 409, %d unknown; slowest request %s",
+		s.requests, s.entries, s.repeats, s.deleted, s.failed, s.conflicts, s.ambiguous, s.slowest)
+}
+
+func (s *deleteEntriesStats) add(entries, repeats int, took time.Duration, outcomes []Outcome) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	s.entries += entries
+	s.repeats += repeats
+	s.slowest = max(s.slowest, took)
+	for _, o := range outcomes {
+		switch o {
+		case OutcomeOK:
+			s.deleted++
+		case OutcomeConflict:
+			s.conflicts++
+		case OutcomeAmbiguous:
+			s.ambiguous++
+		default:
+			s.failed++
+		}
+	}
+}
+
+// deleteEntriesClient reads one to three keys and deletes them in one
+// DeleteObjects whose entries carry the ETags read, some twice, some with
+// an ETag the key held earlier, in shuffled order (a key's repeats are not
+// adjacent).
+type deleteEntriesClient struct {
+	*workloadClient
+	seen  map[string][]string // values read per key, oldest first
+	stats *deleteEntriesStats
+}
+
+func (c *deleteEntriesClient) round() {
+	c.lastAmbiguous = false
+	var objs []s3types.ObjectIdentifier
+	expects := map[string][]string{}
+	repeats := 0
+	for _, key := range c.pickKeys() {
+		found, value, _ := c.get(key)
+		if found == OutcomeOK {
+			c.seen[key] = append(c.seen[key], value)
+		}
+		var values []string
+		if found == OutcomeOK {
+			values = append(values, value)
+			if c.rnd.IntN(2) == 0 {
+				values = append(values, value)
+			}
+		}
+		if older := c.seen[key]; len(older) > 1 && c.rnd.IntN(3) == 0 {
+			values = append(values, older[c.rnd.IntN(len(older)-1)])
+		}
+		for _, v := range values {
+			objs = append(objs, s3types.ObjectIdentifier{Key: aws.String(key), ETag: aws.String(bodyETag(Body(v, c.w.BodySize)))})
+		}
+		expects[key] = values
+		if len(values) > 1 {
+			repeats += len(values) - 1
+		}
+	}
+	if len(objs) == 0 {
+		return
+	}
+	c.rnd.Shuffle(len(objs), func(i, j int) { objs[i], objs[j] = objs[j], objs[i] })
+	c.deleteObjects(objs, expects, repeats)
+}
+
+func (c *deleteEntriesClient) pickKeys() []string {
+	keys := append([]string(nil), c.w.Keys...)
+	c.rnd.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	return keys[:1+c.rnd.IntN(len(keys))]
+}
+
+// deleteObjects sends objs and records, per key, one operation whose
+// entries are judged together.
+func (c *deleteEntriesClient) deleteObjects(objs []s3types.ObjectIdentifier, expects map[string][]string, repeats int) {
+	pending := map[string]Pending{}
+	for key, values := range expects {
+		if len(values) > 0 {
+			pending[key] = c.rec.Invoke(c.id, Input{Kind: OpDeleteEntries, Key: key, Entries: values})
+		}
+	}
+	ctx, cancel := c.opContext()
+	defer cancel()
+	start := time.Now()
+	out, err := c.s3.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(c.w.Cluster.Bucket),
+		Delete: &s3types.Delete{Objects: objs}})
+	took := time.Since(start)
+	answers := map[string][]Outcome{}
+	if err == nil {
+		for _, d := range out.Deleted {
+			answers[aws.ToString(d.Key)] = append(answers[aws.ToString(d.Key)], OutcomeOK)
+		}
+		for _, e := range out.Errors {
+			answers[aws.ToString(e.Key)] = append(answers[aws.ToString(e.Key)], c.entryOutcome(e))
+		}
+	}
+	var all []Outcome
+	for key, p := range pending {
+		got := answers[key]
+		result := Output{Outcome: OutcomeAmbiguous}
+		switch {
+		case err != nil:
+			if outcome, unexpected := classify(err); unexpected || outcome != OutcomeAmbiguous {
+				c.counters.unexpected("DeleteObjects", err)
+			}
+		case len(got) != len(expects[key]):
+			c.counters.unexpected("DeleteObjects "+key, fmt.Errorf("%d answers for %d entries: %v", len(got), len(expects[key]), got))
+		case slices.Contains(got, OutcomeAmbiguous):
+		default:
+			result = Output{Outcome: summary(got), Entries: got}
+		}
+		c.returned(p, result)
+		if result.Entries == nil {
+			all = append(all, OutcomeAmbiguous)
+		}
+		all = append(all, result.Entries...)
+	}
+	c.stats.add(len(objs), repeats, took, all)
+}
+
+// entryOutcome is the outcome of one <Error> entry.
+func (c *deleteEntriesClient) entryOutcome(e s3types.Error) Outcome {
+	switch code := aws.ToString(e.Code); code {
+	case "PreconditionFailed":
+		return OutcomePreconditionFailed
+	case "NoSuchKey":
+		return OutcomeNotFound
+	case "ConditionalRequestConflict":
+		return OutcomeConflict
+	default:
+		c.counters.unexpected("DeleteObjects entry "+aws.ToString(e.Key), fmt.Errorf("%s: %s", code, aws.ToString(e.Message)))
+		return OutcomeAmbiguous
+	}
+}
+
+// summary is one key's outcome: deleted if any entry was, else the first
+// entry's answer (the model checks every entry's).
+func summary(entries []Outcome) Outcome {
+	for _, o := range entries {
+		if o == OutcomeOK {
+			return OutcomeOK
+		}
+	}
+	return entries[0]
+}
