@@ -15,15 +15,17 @@ import (
 
 // deleteEntriesLease is the lease timeout of the DeleteObjects history:
 // shorter than a write through the slowed backend (a HEAD and a PUT, each
-// twice the latency), so every holder renews, and shorter than the wait
-// budget a DeleteObjects may spend leasing its keys one after another, so
-// the leases it took first must be renewed while it waits for the others,
-// and the half-lease rule decides whether it may still send the delete.
+// twice the latency), so every holder renews. The wait budget is longer
+// than timeout × skew (3 s): a DeleteObjects leasing its keys one after
+// another must renew the leases it took first while it waits for the
+// others, or a waiter takes them over and writes, and the half-lease rule
+// decides whether it may still send the delete.
 const (
-	deleteEntriesLease   = 2 * time.Second
-	deleteEntriesLatency = 600 * time.Millisecond
+	deleteEntriesLease   = 1500 * time.Millisecond
+	deleteEntriesBudget  = 4 * time.Second
+	deleteEntriesLatency = 500 * time.Millisecond
 	deleteEntriesClients = 3
-	deleteWriterClients  = 4
+	deleteWriterClients  = 5
 )
 
 // TestLinearizableDeleteObjectsWithRepeatsAndLongLeaseWaits records
@@ -38,16 +40,19 @@ const (
 // lease and answered 409, and the delete was sent under an expired lease,
 // erasing a CAS acknowledged meanwhile.
 func TestLinearizableDeleteObjectsWithRepeatsAndLongLeaseWaits(t *testing.T) {
-	c := NewCluster(t, ClusterOptions{DelayBackend: true, LeaseTimeout: deleteEntriesLease})
+	c := NewCluster(t, ClusterOptions{DelayBackend: true, LeaseTimeout: deleteEntriesLease,
+		Env: []string{"S3COND_LEASE_WAIT_BUDGET=" + deleteEntriesBudget.String()}})
 	w := Workload{Cluster: c, Keys: threeKeys, Clients: deleteWriterClients, OpTimeout: 20 * time.Second, BodySize: 64}
 	rec := NewRecorder()
 	counters := &Counters{}
-	ctx, stop := context.WithTimeout(context.Background(), recordingTime(t, 12*time.Second))
+	ctx, stop := context.WithTimeout(context.Background(), recordingTime(t, 14*time.Second))
 	defer stop()
 	go func() {
+		// Slow phases make the waits long; the fast ones between them let
+		// the history grow.
 		for ctx.Err() == nil {
 			c.Delay.SetLatency(deleteEntriesLatency)
-			sleepCtx(ctx, 3*time.Second)
+			sleepCtx(ctx, 5*time.Second)
 			c.Delay.SetLatency(0)
 			sleepCtx(ctx, time.Second)
 		}
@@ -84,7 +89,10 @@ func TestLinearizableDeleteObjectsWithRepeatsAndLongLeaseWaits(t *testing.T) {
 		}
 	}
 	t.Logf("DeleteObjects: %s", stats)
-	if stats.requests < 5 || stats.repeats < 5 || stats.deleted == 0 || stats.conflicts == 0 {
+	if stats.split > 0 {
+		t.Errorf("%d keys had entries answered 409 beside other answers in one request (repeats waited for the request's own lease)", stats.split)
+	}
+	if stats.requests < 5 || stats.repeats < 5 || stats.deleted == 0 || stats.slowest < deleteEntriesBudget/2 {
 		t.Fatalf("too thin a history to judge DeleteObjects under lease waits: %s", stats)
 	}
 	requireProgress(t, rec, 10)
@@ -96,14 +104,18 @@ type deleteEntriesStats struct {
 	mu                                    sync.Mutex
 	requests, entries, repeats            int
 	deleted, failed, conflicts, ambiguous int
-	slowest                               time.Duration
+	// split counts keys whose entries in one request were answered 409
+	// beside other answers: repeats that waited for the request's own
+	// lease, where S3 answers every entry at once.
+	split   int
+	slowest time.Duration
 }
 
 func (s *deleteEntriesStats) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return fmt.Sprintf("%d requests of %d entries (%d naming a key again); answers: %d deleted, %d 412/404, %d 409, %d unknown; slowest request %s",
-		s.requests, s.entries, s.repeats, s.deleted, s.failed, s.conflicts, s.ambiguous, s.slowest)
+	return fmt.Sprintf("%d requests of %d entries (%d naming a key again); answers: %d deleted, %d 412/404, %d 409, %d unknown; %d keys split; slowest request %s",
+		s.requests, s.entries, s.repeats, s.deleted, s.failed, s.conflicts, s.ambiguous, s.split, s.slowest)
 }
 
 func (s *deleteEntriesStats) add(entries, repeats int, took time.Duration, outcomes []Outcome) {
@@ -216,6 +228,9 @@ func (c *deleteEntriesClient) deleteObjects(objs []s3types.ObjectIdentifier, exp
 		case slices.Contains(got, OutcomeAmbiguous):
 		default:
 			result = Output{Outcome: summary(got), Entries: got}
+			if slices.Contains(got, OutcomeConflict) && slices.ContainsFunc(got, func(o Outcome) bool { return o != OutcomeConflict }) {
+				c.stats.addSplit()
+			}
 		}
 		c.returned(p, result)
 		if result.Entries == nil {
@@ -224,6 +239,12 @@ func (c *deleteEntriesClient) deleteObjects(objs []s3types.ObjectIdentifier, exp
 		all = append(all, result.Entries...)
 	}
 	c.stats.add(len(objs), repeats, took, all)
+}
+
+func (s *deleteEntriesStats) addSplit() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.split++
 }
 
 // entryOutcome is the outcome of one <Error> entry.
