@@ -79,7 +79,12 @@ func TestLinearizableWhenClientsHangUpDuringConditionalCopyAndComplete(t *testin
 	if n := counters.Garbled.Load(); n > 0 {
 		t.Errorf("%d GETs returned a body no client wrote", n)
 	}
-	t.Logf("%d copies/completes hung up mid-write, %d answered before their hang-up", hangUps.Load(), landed.Load())
+	stats := rec.Stats()
+	t.Logf("%d copies and %d completes; %d hung up mid-write, %d answered before their hang-up",
+		stats.ByKind[OpCopy], stats.ByKind[OpComplete], hangUps.Load(), landed.Load())
+	if stats.ByKind[OpCopy] == 0 || stats.ByKind[OpComplete] == 0 {
+		t.Fatal("the history holds no copy or no complete")
+	}
 	if hangUps.Load() < 3 {
 		t.Fatalf("only %d clients hung up mid-write: the fault was not injected", hangUps.Load())
 	}
@@ -282,7 +287,7 @@ func conditionOf(expect, etag string) (ifMatch, ifNoneMatch *string) {
 func (c *hangUpClient) copyOnto(key, expect, etag string) {
 	in := Input{Kind: OpCopy, Key: key, Value: srcValue, Expect: expect}
 	ifMatch, ifNoneMatch := conditionOf(expect, etag)
-	c.maybeHangingUp(in, c.big.copyTook, func(ctx context.Context) (string, error) {
+	_ = c.maybeHangingUp(in, c.big.copyTook, func(ctx context.Context) (string, error) {
 		out, err := c.s3.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(c.w.Cluster.Bucket), Key: aws.String(key),
 			CopySource: aws.String(c.w.Cluster.Bucket + "/" + srcKey), IfMatch: ifMatch, IfNoneMatch: ifNoneMatch})
 		if err != nil {
@@ -303,20 +308,26 @@ func (c *hangUpClient) complete(key, expect, etag string) {
 	}
 	upload.IfMatch, upload.IfNoneMatch = conditionOf(expect, etag)
 	in := Input{Kind: OpComplete, Key: key, Value: value, Expect: expect}
-	c.maybeHangingUp(in, c.big.completeTook, func(ctx context.Context) (string, error) {
+	outcome := c.maybeHangingUp(in, c.big.completeTook, func(ctx context.Context) (string, error) {
 		out, err := c.s3.CompleteMultipartUpload(ctx, upload)
 		if err != nil {
 			return "", err
 		}
 		return aws.ToString(out.ETag), nil
 	})
+	if outcome != OutcomeOK && outcome != OutcomeAmbiguous {
+		// Refused: its 165 MiB of parts would stay on disk until the test ends.
+		_, _ = c.big.backend.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: upload.Bucket, Key: upload.Key,
+			UploadId: upload.UploadId})
+	}
 }
 
 // maybeHangingUp runs write as operation in; half the time the client hangs
 // up (cancels the request, closing its connection) after a random part of
 // took, the backend's own duration for such a write, so it leaves while
 // versitygw writes. A write that answers first is recorded as answered.
-func (c *hangUpClient) maybeHangingUp(in Input, took time.Duration, write func(ctx context.Context) (string, error)) {
+// It returns the outcome recorded.
+func (c *hangUpClient) maybeHangingUp(in Input, took time.Duration, write func(ctx context.Context) (string, error)) Outcome {
 	ctx, cancel := c.opContext()
 	defer cancel()
 	hangUp := c.rnd.IntN(2) == 0
@@ -330,7 +341,7 @@ func (c *hangUpClient) maybeHangingUp(in Input, took time.Duration, write func(c
 	if hangUp && errors.Is(err, context.Canceled) {
 		c.hangUps.Add(1)
 		c.returned(pending, Output{Outcome: OutcomeAmbiguous})
-		return
+		return OutcomeAmbiguous
 	}
 	if hangUp {
 		c.landed.Add(1)
@@ -339,4 +350,6 @@ func (c *hangUpClient) maybeHangingUp(in Input, took time.Duration, write func(c
 		c.counters.unexpected(fmt.Sprintf("%s %s", in.Kind, in.Key), fmt.Errorf("ETag %s, expected %s", etag, want))
 	}
 	c.finish(pending, in, err)
+	outcome, _ := classify(err)
+	return outcome
 }
