@@ -2,6 +2,7 @@ package linearizability
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/anishathalye/porcupine"
@@ -21,6 +22,17 @@ const (
 	OpDelete
 	// OpPut is an unconditional PutObject.
 	OpPut
+	// OpCopy is CopyObject of a source whose value is Value, with
+	// If-None-Match: * when Expect is empty, else If-Match: Expect's ETag.
+	OpCopy
+	// OpComplete is CompleteMultipartUpload of an upload whose object holds
+	// Value, conditional like OpCopy.
+	OpComplete
+	// OpDeleteEntries is every entry of one DeleteObjects request that
+	// names Key: Entries are the values whose ETags the entries sent, and
+	// Output.Entries their answers. s3cond deletes the key once for all of
+	// them, so they are one operation, judged on one state.
+	OpDeleteEntries
 )
 
 func (k OpKind) String() string {
@@ -35,6 +47,12 @@ func (k OpKind) String() string {
 		return "delete"
 	case OpPut:
 		return "put"
+	case OpCopy:
+		return "copy"
+	case OpComplete:
+		return "complete"
+	case OpDeleteEntries:
+		return "delete-entries"
 	}
 	return fmt.Sprintf("op(%d)", int(k))
 }
@@ -74,12 +92,17 @@ type Input struct {
 	Key    string
 	Value  string // what create, CAS and put store
 	Expect string // the value whose ETag CAS and delete sent in If-Match
+	// Entries are the values whose ETags an OpDeleteEntries' entries sent.
+	Entries []string
 }
 
 // Output is what the client got back.
 type Output struct {
 	Outcome Outcome
 	Value   string // the value GET read
+	// Entries are the answers to an OpDeleteEntries' entries, in any
+	// order (Outcome is OK if any entry was deleted).
+	Entries []Outcome
 }
 
 // absent is the model's state of a key with no object.
@@ -106,6 +129,10 @@ var RegisterModel = porcupine.Model{
 			return fmt.Sprintf("%s(%s, %q) → %s", i.Kind, i.Key, i.Value, o.Outcome)
 		case OpCAS:
 			return fmt.Sprintf("cas(%s, %q → %q) → %s", i.Key, i.Expect, i.Value, o.Outcome)
+		case OpCopy, OpComplete:
+			return fmt.Sprintf("%s(%s, if %q → %q) → %s", i.Kind, i.Key, i.Expect, i.Value, o.Outcome)
+		case OpDeleteEntries:
+			return fmt.Sprintf("delete-entries(%s, if %q) → %s %v", i.Key, i.Entries, o.Outcome, o.Entries)
 		default:
 			return fmt.Sprintf("%s(%s, if %q) → %s", i.Kind, i.Key, i.Expect, o.Outcome)
 		}
@@ -120,6 +147,9 @@ var RegisterModel = porcupine.Model{
 
 func step(stateAny, inAny, outAny interface{}) (bool, interface{}) {
 	state, in, out := stateAny.(string), inAny.(Input), outAny.(Output)
+	if in.Kind == OpDeleteEntries {
+		return stepDeleteEntries(state, in, out)
+	}
 	// What the write does if it takes effect at this point.
 	applies, next := false, state
 	switch in.Kind {
@@ -141,6 +171,13 @@ func step(stateAny, inAny, outAny interface{}) (bool, interface{}) {
 		applies, next = state != absent && state == in.Expect, absent
 	case OpPut:
 		applies, next = true, in.Value
+	case OpCopy, OpComplete:
+		if in.Expect == "" {
+			applies = state == absent
+		} else {
+			applies = state != absent && state == in.Expect
+		}
+		next = in.Value
 	}
 	switch out.Outcome {
 	case OutcomeOK:
@@ -159,9 +196,56 @@ func step(stateAny, inAny, outAny interface{}) (bool, interface{}) {
 		// Create: the object exists; If-Match: it exists with another value.
 		return state != absent && !applies, state
 	case OutcomeNotFound:
-		return (in.Kind == OpCAS || in.Kind == OpDelete) && state == absent, state
+		return (in.Kind == OpCAS || in.Kind == OpDelete || (in.Kind == OpCopy || in.Kind == OpComplete) && in.Expect != "") &&
+			state == absent, state
 	}
 	return false, state
+}
+
+// stepDeleteEntries judges the entries of one DeleteObjects request naming
+// one key, all on the same state, as s3cond leases the key once for them:
+// an entry whose ETag names the state is deleted, every other one gets 412
+// (404 if the key is absent); all of them 409 (never sent) or, if the
+// request's outcome is unknown, the delete happened if any entry held.
+func stepDeleteEntries(state string, in Input, out Output) (bool, interface{}) {
+	holds := false
+	for _, expect := range in.Entries {
+		holds = holds || state != absent && expect == state
+	}
+	switch out.Outcome {
+	case OutcomeAmbiguous:
+		if holds {
+			return true, absent
+		}
+		return true, state
+	case OutcomeConflict, OutcomeRefused:
+		for _, o := range out.Entries {
+			if o != out.Outcome {
+				return false, state
+			}
+		}
+		return true, state
+	}
+	// The answers name their key, not their ETag: compare them as a
+	// multiset with what each entry must get on this state.
+	want := make([]Outcome, len(in.Entries))
+	for i, expect := range in.Entries {
+		switch {
+		case state == absent:
+			want[i] = OutcomeNotFound
+		case expect != state:
+			want[i] = OutcomePreconditionFailed
+		default:
+			want[i] = OutcomeOK
+		}
+	}
+	if !slices.Equal(sortedOutcomes(want), sortedOutcomes(out.Entries)) {
+		return false, state
+	}
+	if holds {
+		return true, absent
+	}
+	return true, state
 }
 
 func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
@@ -179,5 +263,11 @@ func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
 	for _, k := range keys {
 		out = append(out, byKey[k])
 	}
+	return out
+}
+
+func sortedOutcomes(in []Outcome) []Outcome {
+	out := slices.Clone(in)
+	slices.Sort(out)
 	return out
 }

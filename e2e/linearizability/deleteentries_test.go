@@ -1,0 +1,292 @@
+package linearizability
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+)
+
+// deleteEntriesLease is the lease timeout of the DeleteObjects history:
+// shorter than a write through the slowed backend (a HEAD and a PUT, each
+// twice the latency), so every holder renews. The wait budget is longer
+// than timeout × skew (3 s): a DeleteObjects leasing its keys one after
+// another must renew the leases it took first while it waits for the
+// others, or a waiter takes them over and writes, and the half-lease rule
+// decides whether it may still send the delete.
+const (
+	deleteEntriesLease   = 1500 * time.Millisecond
+	deleteEntriesBudget  = 4 * time.Second
+	deleteEntriesLatency = 400 * time.Millisecond
+	deleteEntriesStall   = 3 * time.Second
+	deleteEntriesClients = 3
+	deleteWriterClients  = 5
+)
+
+// TestLinearizableDeleteObjectsWithRepeatsAndLongLeaseWaits records
+// DeleteObjects requests whose entries carry ETags, name keys several times
+// (the same ETag again, or an older one) and wait for leases other writers
+// hold through a slowed backend, among creates, CASes, deletes and reads of
+// the same keys. Each request's entries for one key are one operation: the
+// key is leased once for all of them, deleted if one entry's ETag holds,
+// and every entry answered on that state (deleted, 412, 404), or all 409.
+// Before DeleteObjects renewed its leases and folded repeats (issue 14,
+// items 2 and 3), a repeat waited out the budget against the request's own
+// lease and answered 409, and the delete was sent under an expired lease,
+// erasing a CAS acknowledged meanwhile.
+func TestLinearizableDeleteObjectsWithRepeatsAndLongLeaseWaits(t *testing.T) {
+	c := NewCluster(t, ClusterOptions{DelayBackend: true, LeaseTimeout: deleteEntriesLease,
+		Env: []string{"S3COND_LEASE_WAIT_BUDGET=" + deleteEntriesBudget.String()}})
+	w := Workload{Cluster: c, Keys: threeKeys, Clients: deleteWriterClients, OpTimeout: 20 * time.Second, BodySize: 64}
+	rec := NewRecorder()
+	counters := &Counters{}
+	ctx, stop := context.WithTimeout(context.Background(), recordingTime(t, 14*time.Second))
+	defer stop()
+	go func() {
+		// A slow phase, then a stall: every backend request waits in the
+		// delay proxy while its writer holds (and renews) its lease, so
+		// whoever wants the key waits up to the budget; then a fast phase
+		// in which the history grows.
+		for ctx.Err() == nil {
+			c.Delay.SetLatency(deleteEntriesLatency)
+			sleepCtx(ctx, 2*time.Second)
+			c.Delay.Pause()
+			sleepCtx(ctx, deleteEntriesStall)
+			c.Delay.Resume()
+			c.Delay.SetLatency(0)
+			sleepCtx(ctx, time.Second)
+		}
+		c.Delay.SetLatency(0)
+	}()
+	var wg sync.WaitGroup
+	var writerCounters *Counters
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		writerCounters = w.Run(ctx, rec)
+	}()
+	stats := &deleteEntriesStats{}
+	for i := 0; i < deleteEntriesClients; i++ {
+		wg.Add(1)
+		go func(id int) {
+			defer wg.Done()
+			dc := &deleteEntriesClient{workloadClient: newWorkloadClient(w, id, rec, counters), seen: map[string][]string{}, stats: stats}
+			for ctx.Err() == nil {
+				dc.round()
+				if pause := dc.backoff.next(dc.lastAmbiguous); pause > 0 {
+					sleepCtx(ctx, pause)
+				}
+			}
+		}(deleteWriterClients + i)
+	}
+	wg.Wait()
+	for _, cs := range []*Counters{counters, writerCounters} {
+		if n := cs.Unexpected.Load(); n > 0 {
+			t.Errorf("%d answers outside the contract, e.g. %q", n, cs.Samples())
+		}
+		if n := cs.Garbled.Load(); n > 0 {
+			t.Errorf("%d GETs returned a body no client wrote", n)
+		}
+	}
+	t.Logf("DeleteObjects: %s", stats)
+	if stats.split > 0 {
+		t.Errorf("%d keys had entries answered apart in one request (409 beside other answers, or one ETag answered two ways)", stats.split)
+	}
+	if stats.requests < 5 || stats.repeats < 5 || stats.deleted == 0 || stats.slowest < deleteEntriesBudget/2 {
+		t.Fatalf("too thin a history to judge DeleteObjects under lease waits: %s", stats)
+	}
+	requireProgress(t, rec, 10)
+	RequireLinearizable(t, rec)
+}
+
+// deleteEntriesStats is what the DeleteObjects clients sent and got.
+type deleteEntriesStats struct {
+	mu                                    sync.Mutex
+	requests, entries, repeats            int
+	deleted, failed, conflicts, ambiguous int
+	// split counts keys whose entries in one request were answered apart:
+	// 409 beside other answers, or one ETag repeated and answered two ways
+	// (a repeat that waited for the request's own lease, or was judged
+	// after its twin's delete), where S3 answers every entry at once.
+	split   int
+	slowest time.Duration
+}
+
+func (s *deleteEntriesStats) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("%d requests of %d entries (%d naming a key again); answers: %d deleted, %d 412/404, %d 409, %d unknown; %d keys split; slowest request %s",
+		s.requests, s.entries, s.repeats, s.deleted, s.failed, s.conflicts, s.ambiguous, s.split, s.slowest)
+}
+
+func (s *deleteEntriesStats) add(entries, repeats int, took time.Duration, outcomes []Outcome) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	s.entries += entries
+	s.repeats += repeats
+	s.slowest = max(s.slowest, took)
+	for _, o := range outcomes {
+		switch o {
+		case OutcomeOK:
+			s.deleted++
+		case OutcomeConflict:
+			s.conflicts++
+		case OutcomeAmbiguous:
+			s.ambiguous++
+		default:
+			s.failed++
+		}
+	}
+}
+
+// deleteEntriesClient reads one to three keys and deletes them in one
+// DeleteObjects whose entries carry the ETags read, some twice, some with
+// an ETag the key held earlier, in shuffled order (a key's repeats are not
+// adjacent).
+type deleteEntriesClient struct {
+	*workloadClient
+	seen  map[string][]string // values read per key, oldest first
+	stats *deleteEntriesStats
+}
+
+func (c *deleteEntriesClient) round() {
+	c.lastAmbiguous = false
+	var objs []s3types.ObjectIdentifier
+	expects := map[string][]string{}
+	repeats := 0
+	for _, key := range c.pickKeys() {
+		found, value, _ := c.get(key)
+		if found == OutcomeOK {
+			c.seen[key] = append(c.seen[key], value)
+		}
+		var values []string
+		if found == OutcomeOK {
+			values = append(values, value)
+			if c.rnd.IntN(2) == 0 {
+				values = append(values, value)
+			}
+		}
+		if older := c.seen[key]; len(older) > 1 && c.rnd.IntN(3) == 0 {
+			values = append(values, older[c.rnd.IntN(len(older)-1)])
+		}
+		for _, v := range values {
+			objs = append(objs, s3types.ObjectIdentifier{Key: aws.String(key), ETag: aws.String(bodyETag(Body(v, c.w.BodySize)))})
+		}
+		expects[key] = values
+		if len(values) > 1 {
+			repeats += len(values) - 1
+		}
+	}
+	if len(objs) == 0 {
+		return
+	}
+	c.rnd.Shuffle(len(objs), func(i, j int) { objs[i], objs[j] = objs[j], objs[i] })
+	c.deleteObjects(objs, expects, repeats)
+}
+
+func (c *deleteEntriesClient) pickKeys() []string {
+	keys := append([]string(nil), c.w.Keys...)
+	c.rnd.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	return keys[:1+c.rnd.IntN(len(keys))]
+}
+
+// deleteObjects sends objs and records, per key, one operation whose
+// entries are judged together.
+func (c *deleteEntriesClient) deleteObjects(objs []s3types.ObjectIdentifier, expects map[string][]string, repeats int) {
+	pending := map[string]Pending{}
+	for key, values := range expects {
+		if len(values) > 0 {
+			pending[key] = c.rec.Invoke(c.id, Input{Kind: OpDeleteEntries, Key: key, Entries: values})
+		}
+	}
+	ctx, cancel := c.opContext()
+	defer cancel()
+	start := time.Now()
+	out, err := c.s3.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(c.w.Cluster.Bucket),
+		Delete: &s3types.Delete{Objects: objs}})
+	took := time.Since(start)
+	answers := map[string][]Outcome{}
+	if err == nil {
+		for _, d := range out.Deleted {
+			answers[aws.ToString(d.Key)] = append(answers[aws.ToString(d.Key)], OutcomeOK)
+		}
+		for _, e := range out.Errors {
+			answers[aws.ToString(e.Key)] = append(answers[aws.ToString(e.Key)], c.entryOutcome(e))
+		}
+	}
+	var all []Outcome
+	for key, p := range pending {
+		got := answers[key]
+		result := Output{Outcome: OutcomeAmbiguous}
+		switch {
+		case err != nil:
+			if outcome, unexpected := classify(err); unexpected || outcome != OutcomeAmbiguous {
+				c.counters.unexpected("DeleteObjects", err)
+			}
+		case len(got) != len(expects[key]):
+			c.counters.unexpected("DeleteObjects "+key, fmt.Errorf("%d answers for %d entries: %v", len(got), len(expects[key]), got))
+		case slices.Contains(got, OutcomeAmbiguous):
+		default:
+			result = Output{Outcome: summary(got), Entries: got}
+			if answeredApart(expects[key], got) {
+				c.stats.addSplit()
+			}
+		}
+		c.returned(p, result)
+		if result.Entries == nil {
+			all = append(all, OutcomeAmbiguous)
+		}
+		all = append(all, result.Entries...)
+	}
+	c.stats.add(len(objs), repeats, took, all)
+}
+
+func (s *deleteEntriesStats) addSplit() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.split++
+}
+
+// answeredApart tells answers to one key's entries that no single judgment
+// gives: 409 beside other answers, or differing answers to entries that all
+// name one ETag.
+func answeredApart(expects []string, got []Outcome) bool {
+	if slices.Contains(got, OutcomeConflict) && slices.ContainsFunc(got, func(o Outcome) bool { return o != OutcomeConflict }) {
+		return true
+	}
+	sameETag := !slices.ContainsFunc(expects, func(e string) bool { return e != expects[0] })
+	return sameETag && slices.ContainsFunc(got, func(o Outcome) bool { return o != got[0] })
+}
+
+// entryOutcome is the outcome of one <Error> entry.
+func (c *deleteEntriesClient) entryOutcome(e s3types.Error) Outcome {
+	switch code := aws.ToString(e.Code); code {
+	case "PreconditionFailed":
+		return OutcomePreconditionFailed
+	case "NoSuchKey":
+		return OutcomeNotFound
+	case "ConditionalRequestConflict":
+		return OutcomeConflict
+	default:
+		c.counters.unexpected("DeleteObjects entry "+aws.ToString(e.Key), fmt.Errorf("%s: %s", code, aws.ToString(e.Message)))
+		return OutcomeAmbiguous
+	}
+}
+
+// summary is one key's outcome: deleted if any entry was, else the first
+// entry's answer (the model checks every entry's).
+func summary(entries []Outcome) Outcome {
+	for _, o := range entries {
+		if o == OutcomeOK {
+			return OutcomeOK
+		}
+	}
+	return entries[0]
+}
