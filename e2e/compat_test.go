@@ -345,25 +345,7 @@ func checkCompatDoc(t *testing.T, e *Env, matrix *compatMatrix, clients []compat
 		t.Log("only part of the matrix ran; docs/compatibility.md not compared")
 		return
 	}
-	run := matrix.render(clients)
-	path := filepath.Join(testservers.RepoRoot(t), "docs", "compatibility.md")
-	committed, readErr := os.ReadFile(path)
-	if os.Getenv(compatWriteEnv) == "1" {
-		if err := os.WriteFile(path, []byte(run), 0o644); err != nil {
-			t.Fatalf("write %s: %v", path, err)
-		}
-		if readErr != nil || string(committed) != run {
-			t.Logf("%s rewritten with this run's results", path)
-		}
-		return
-	}
-	if readErr != nil {
-		t.Fatalf("read %s: %v (generate it with %s=1)", path, readErr, compatWriteEnv)
-	}
-	if line, ok := firstDifference(string(committed), run); ok {
-		t.Errorf("%s does not match this run (first difference at %s); regenerate it with %s=1 go test -count=1 -run TestCompatibilityMatrix ./e2e and review the change",
-			path, line, compatWriteEnv)
-	}
+	checkGeneratedDoc(t, "compatibility.md", matrix.render(clients), "TestCompatibilityMatrix")
 }
 
 // firstDifference describes the first line where a and b differ.
