@@ -114,12 +114,18 @@ func parseAuthorization(value string) (authFields, *s3err.Error) {
 // parseCredential splits AKID/YYYYMMDD/REGION/SERVICE/TERMINATOR. It checks
 // only the shape; the verifier checks the values against its configuration.
 func parseCredential(value string) (credentialScope, bool) {
-	parts := strings.Split(value, "/")
-	if len(parts) != 5 {
-		return credentialScope{}, false
-	}
-	for _, p := range parts {
-		if p == "" {
+	var parts [5]string
+	rest := value
+	for i := range parts {
+		if i == len(parts)-1 {
+			parts[i], rest = rest, ""
+		} else {
+			var found bool
+			if parts[i], rest, found = strings.Cut(rest, "/"); !found {
+				return credentialScope{}, false
+			}
+		}
+		if parts[i] == "" || strings.Contains(parts[i], "/") {
 			return credentialScope{}, false
 		}
 	}
@@ -132,8 +138,18 @@ func parseCredential(value string) (credentialScope, bool) {
 	}, true
 }
 
+// signs reports whether the signature covers the header name (any case).
+func (f authFields) signs(name string) bool {
+	for _, signed := range f.headerNames {
+		if strings.EqualFold(signed, name) {
+			return true
+		}
+	}
+	return false
+}
+
 func splitSignedHeaders(value string) []string {
-	var names []string
+	names := make([]string, 0, strings.Count(value, ";")+1)
 	for name := range strings.SplitSeq(value, ";") {
 		if name = strings.TrimSpace(name); name != "" {
 			names = append(names, strings.ToLower(name))

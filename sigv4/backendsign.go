@@ -93,12 +93,10 @@ func signBackendRequest(s *signScratch, out *http.Request, host, payloadHash, ac
 	signedEnd := len(c)
 	c = append(c, '\n')
 	c = append(c, payloadHash...)
-	canonicalEnd := len(c)
-	c = appendScope(c, day, region, serviceS3)
 	s.canonical = c
-	scope := c[canonicalEnd:]
 
-	s.toSign = appendStringToSign(s.toSign[:0], amzDate, scope, c[:canonicalEnd])
+	scope := credentialScope{date: day, region: region, service: serviceS3, terminator: scopeTerminator}
+	s.toSign = appendStringToSign(s.toSign[:0], []byte(amzDate), scope, c)
 	signature := s.hmacSHA256(key[:], s.toSign)
 
 	a := s.toSign[:0]
@@ -106,7 +104,7 @@ func signBackendRequest(s *signScratch, out *http.Request, host, payloadHash, ac
 	a = append(a, " Credential="...)
 	a = append(a, accessKeyID...)
 	a = append(a, '/')
-	a = append(a, scope...)
+	a = appendScope(a, scope)
 	a = append(a, ", SignedHeaders="...)
 	a = append(a, c[signedStart:signedEnd]...)
 	a = append(a, ", Signature="...)

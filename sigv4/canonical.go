@@ -80,89 +80,130 @@ func RequestRawPath(r *http.Request) string {
 // URI chosen by the caller (see canonicalURI). ok is false when a header the
 // client signed is missing from the request; missing then names it.
 func (in canonicalInput) canonicalRequest(uri string) (request string, missing string, ok bool) {
-	var b strings.Builder
-	b.Grow(256 + len(in.rawQuery) + len(uri))
-	b.WriteString(in.method)
-	b.WriteByte('\n')
-	b.WriteString(uri)
-	b.WriteByte('\n')
-	b.WriteString(canonicalQuery(in.rawQuery, in.presigned))
-	b.WriteByte('\n')
-	for _, name := range in.headerNames {
-		values, found := in.headerValues(name)
-		if !found {
-			return "", name, false
-		}
-		b.WriteString(name)
-		b.WriteByte(':')
-		for i, v := range values {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeTrimmedCollapsed(&b, v)
-		}
-		b.WriteByte('\n')
+	b, missing, ok := in.appendCanonicalRequest(make([]byte, 0, 256+len(in.rawQuery)+len(uri)), uri)
+	if !ok {
+		return "", missing, false
 	}
-	b.WriteByte('\n')
-	b.WriteString(in.signedHeaders)
-	b.WriteByte('\n')
-	b.WriteString(in.payloadHash)
-	return b.String(), "", true
+	return string(b), "", true
 }
 
-// headerValues returns the values of a signed header, reaching for the
-// fields Go keeps outside Header.
-func (in canonicalInput) headerValues(name string) ([]string, bool) {
+// appendCanonicalRequest appends the canonical request to dst (see
+// canonicalRequest): the verifier builds it in a pooled buffer.
+func (in canonicalInput) appendCanonicalRequest(dst []byte, uri string) (out []byte, missing string, ok bool) {
+	b := dst
+	b = append(b, in.method...)
+	b = append(b, '\n')
+	b = append(b, uri...)
+	b = append(b, '\n')
+	b = append(b, canonicalQuery(in.rawQuery, in.presigned)...)
+	b = append(b, '\n')
+	for _, name := range in.headerNames {
+		b = append(b, name...)
+		b = append(b, ':')
+		var found bool
+		if b, found = in.appendHeaderValues(b, name); !found {
+			return b[:len(dst)], name, false
+		}
+		b = append(b, '\n')
+	}
+	b = append(b, '\n')
+	b = append(b, in.signedHeaders...)
+	b = append(b, '\n')
+	b = append(b, in.payloadHash...)
+	return b, "", true
+}
+
+// appendHeaderValues appends the canonical values of a signed header,
+// trimmed and joined with commas, reaching for the fields Go keeps outside
+// Header.
+func (in canonicalInput) appendHeaderValues(b []byte, name string) ([]byte, bool) {
 	switch name {
 	case "host":
-		return []string{in.host}, in.host != ""
+		return appendTrimmedCollapsed(b, in.host), in.host != ""
 	case "content-length":
 		if v, ok := in.header["Content-Length"]; ok {
-			return v, true
+			return appendJoinedValues(b, v), true
 		}
 		if in.contentLength >= 0 {
-			return []string{strconv.FormatInt(in.contentLength, 10)}, true
+			return strconv.AppendInt(b, in.contentLength, 10), true
 		}
-		return nil, false
+		return b, false
 	case "transfer-encoding":
 		if v, ok := in.header["Transfer-Encoding"]; ok {
-			return v, true
+			return appendJoinedValues(b, v), true
 		}
 		if len(in.transferCodes) > 0 {
-			return []string{strings.Join(in.transferCodes, ",")}, true
-		}
-		return nil, false
-	}
-	v, ok := in.header[http.CanonicalHeaderKey(name)]
-	if !ok {
-		// Headers set through the map directly keep their original spelling.
-		for key, vals := range in.header {
-			if strings.EqualFold(key, name) {
-				return vals, true
+			for i, code := range in.transferCodes {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendTrimmedCollapsed(b, code)
 			}
+			return b, true
 		}
+		return b, false
 	}
-	return v, ok
+	v, ok := lookupHeader(in.header, name)
+	return appendJoinedValues(b, v), ok
 }
 
-// writeTrimmedCollapsed writes v without leading or trailing spaces and with
-// each inner run of spaces collapsed to one, as SigV4's Trimall requires.
-// Obsolete line folding (CRLF followed by spaces) also counts as spaces.
-func writeTrimmedCollapsed(b *strings.Builder, v string) {
-	v = strings.Trim(v, " \t\r\n")
-	pendingSpace := false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c == ' ' || c == '\r' || c == '\n' {
-			pendingSpace = true
-			continue
+// lookupHeader finds the values of a header named in any case.
+func lookupHeader(h http.Header, name string) ([]string, bool) {
+	var key [64]byte
+	if canonical, ok := appendCanonicalHeaderKey(key[:0], name); ok {
+		// A map index by string(bytes) does not allocate the string.
+		if v, found := h[string(canonical)]; found {
+			return v, true
 		}
-		if pendingSpace {
-			b.WriteByte(' ')
-			pendingSpace = false
-		}
-		b.WriteByte(c)
+	} else if v, found := h[http.CanonicalHeaderKey(name)]; found {
+		return v, true
 	}
+	// Headers set through the map directly keep their original spelling.
+	for key, vals := range h {
+		if strings.EqualFold(key, name) {
+			return vals, true
+		}
+	}
+	return nil, false
+}
+
+// appendCanonicalHeaderKey appends name as textproto canonicalises it
+// ("x-amz-date" -> "X-Amz-Date"); ok is false for a name it would leave
+// alone (a byte outside letters, digits and '-') or one that does not fit.
+func appendCanonicalHeaderKey(dst []byte, name string) ([]byte, bool) {
+	if len(name) > cap(dst)-len(dst) {
+		return dst, false
+	}
+	upper := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z':
+			if upper {
+				c -= 'a' - 'A'
+			}
+		case 'A' <= c && c <= 'Z':
+			if !upper {
+				c += 'a' - 'A'
+			}
+		case '0' <= c && c <= '9', c == '-':
+		default:
+			return dst, false
+		}
+		dst = append(dst, c)
+		upper = c == '-'
+	}
+	return dst, true
+}
+
+func appendJoinedValues(b []byte, values []string) []byte {
+	for i, v := range values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendTrimmedCollapsed(b, v)
+	}
+	return b
 }
 
 // canonicalURI is S3's canonical URI: the path decoded once and encoded once
@@ -318,6 +359,9 @@ func stringToSign(amzDate time.Time, scope, canonicalRequest string) string {
 // parser and the canonical query agree on how "+" and odd escapes decode.
 // Unlike url.ParseQuery it never fails: S3 accepts such queries.
 func parseQuery(rawQuery string) url.Values {
+	if rawQuery == "" {
+		return nil // reads of a nil map find nothing, as of an empty one
+	}
 	values := make(url.Values)
 	for piece := range strings.SplitSeq(rawQuery, "&") {
 		if piece == "" {

@@ -31,10 +31,14 @@ var (
 
 // checksumAlgorithm is one x-amz-checksum-* algorithm that S3 accepts.
 type checksumAlgorithm struct {
-	header  string // lower-case header or trailer name, e.g. "x-amz-checksum-crc32"
-	name    string // S3's name in x-amz-sdk-checksum-algorithm and error messages, e.g. "CRC32"
-	size    int    // digest length in bytes
-	newHash func() hash.Hash
+	header string // lower-case header or trailer name, e.g. "x-amz-checksum-crc32"
+	// canonicalHeader is header as Go's server keys it ("X-Amz-Checksum-Crc32"):
+	// looked up directly, it costs no allocation, where Header.Values(header)
+	// canonicalised the name on every request.
+	canonicalHeader string
+	name            string // S3's name in x-amz-sdk-checksum-algorithm and error messages, e.g. "CRC32"
+	size            int    // digest length in bytes
+	newHash         func() hash.Hash
 }
 
 // checksumAlgorithms lists every algorithm S3 supports for x-amz-checksum-*
@@ -43,16 +47,16 @@ type checksumAlgorithm struct {
 // xxHash digests in their canonical form (XXH128: high 64 bits first), all
 // with seed 0, as AWS's own implementation (aws-c-checksums) writes them.
 var checksumAlgorithms = [...]checksumAlgorithm{
-	{header: "x-amz-checksum-crc32", name: "CRC32", size: crc32.Size, newHash: func() hash.Hash { return crc32.NewIEEE() }},
-	{header: "x-amz-checksum-crc32c", name: "CRC32C", size: crc32.Size, newHash: func() hash.Hash { return crc32.New(castagnoliTable) }},
-	{header: "x-amz-checksum-crc64nvme", name: "CRC64NVME", size: crc64.Size, newHash: func() hash.Hash { return crc64.New(crc64NVMETable) }},
-	{header: "x-amz-checksum-sha1", name: "SHA1", size: sha1.Size, newHash: sha1.New},
-	{header: "x-amz-checksum-sha256", name: "SHA256", size: sha256.Size, newHash: sha256.New},
-	{header: "x-amz-checksum-sha512", name: "SHA512", size: sha512.Size, newHash: sha512.New},
-	{header: "x-amz-checksum-md5", name: "MD5", size: md5.Size, newHash: md5.New},
-	{header: "x-amz-checksum-xxhash64", name: "XXHASH64", size: 8, newHash: func() hash.Hash { return xxhash.New() }},
-	{header: "x-amz-checksum-xxhash3", name: "XXHASH3", size: 8, newHash: func() hash.Hash { return xxh3.New() }},
-	{header: "x-amz-checksum-xxhash128", name: "XXHASH128", size: 16, newHash: func() hash.Hash { return xxh3.New128() }},
+	{header: "x-amz-checksum-crc32", canonicalHeader: "X-Amz-Checksum-Crc32", name: "CRC32", size: crc32.Size, newHash: func() hash.Hash { return crc32.NewIEEE() }},
+	{header: "x-amz-checksum-crc32c", canonicalHeader: "X-Amz-Checksum-Crc32c", name: "CRC32C", size: crc32.Size, newHash: func() hash.Hash { return crc32.New(castagnoliTable) }},
+	{header: "x-amz-checksum-crc64nvme", canonicalHeader: "X-Amz-Checksum-Crc64nvme", name: "CRC64NVME", size: crc64.Size, newHash: func() hash.Hash { return crc64.New(crc64NVMETable) }},
+	{header: "x-amz-checksum-sha1", canonicalHeader: "X-Amz-Checksum-Sha1", name: "SHA1", size: sha1.Size, newHash: sha1.New},
+	{header: "x-amz-checksum-sha256", canonicalHeader: "X-Amz-Checksum-Sha256", name: "SHA256", size: sha256.Size, newHash: sha256.New},
+	{header: "x-amz-checksum-sha512", canonicalHeader: "X-Amz-Checksum-Sha512", name: "SHA512", size: sha512.Size, newHash: sha512.New},
+	{header: "x-amz-checksum-md5", canonicalHeader: "X-Amz-Checksum-Md5", name: "MD5", size: md5.Size, newHash: md5.New},
+	{header: "x-amz-checksum-xxhash64", canonicalHeader: "X-Amz-Checksum-Xxhash64", name: "XXHASH64", size: 8, newHash: func() hash.Hash { return xxhash.New() }},
+	{header: "x-amz-checksum-xxhash3", canonicalHeader: "X-Amz-Checksum-Xxhash3", name: "XXHASH3", size: 8, newHash: func() hash.Hash { return xxh3.New() }},
+	{header: "x-amz-checksum-xxhash128", canonicalHeader: "X-Amz-Checksum-Xxhash128", name: "XXHASH128", size: 16, newHash: func() hash.Hash { return xxh3.New128() }},
 }
 
 // checksumByHeader finds the algorithm for a header or trailer name (any case).
@@ -103,7 +107,7 @@ func (a *checksumAlgorithm) mismatchError() *s3err.Error {
 func headerChecksum(h http.Header) (alg *checksumAlgorithm, digest []byte, value string, err error) {
 	for i := range checksumAlgorithms {
 		candidate := &checksumAlgorithms[i]
-		values := h.Values(candidate.header)
+		values := h[candidate.canonicalHeader]
 		if len(values) == 0 {
 			continue
 		}

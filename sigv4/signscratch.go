@@ -86,26 +86,26 @@ func appendHex(dst, b []byte) []byte {
 }
 
 // appendStringToSign appends SigV4's string to sign for the canonical
-// request in canonical: algorithm, request time, scope (date/region/
-// service/aws4_request), hex SHA-256 of the canonical request.
-func appendStringToSign(dst []byte, amzDate string, scope []byte, canonical []byte) []byte {
+// request in canonical: algorithm, request time (20060102T150405Z), scope
+// (date/region/service/terminator), hex SHA-256 of the canonical request.
+func appendStringToSign(dst, amzDate []byte, c credentialScope, canonical []byte) []byte {
 	sum := sha256.Sum256(canonical)
 	dst = append(dst, signingAlgorithm...)
 	dst = append(dst, '\n')
 	dst = append(dst, amzDate...)
 	dst = append(dst, '\n')
-	dst = append(dst, scope...)
+	dst = appendScope(dst, c)
 	dst = append(dst, '\n')
 	return appendHex(dst, sum[:])
 }
 
-// appendScope appends the credential scope date/region/service/aws4_request.
-func appendScope(dst []byte, date, region, service string) []byte {
-	dst = append(dst, date...)
+// appendScope appends the credential scope date/region/service/terminator.
+func appendScope(dst []byte, c credentialScope) []byte {
+	dst = append(dst, c.date...)
 	dst = append(dst, '/')
-	dst = append(dst, region...)
+	dst = append(dst, c.region...)
 	dst = append(dst, '/')
-	dst = append(dst, service...)
+	dst = append(dst, c.service...)
 	dst = append(dst, '/')
-	return append(dst, scopeTerminator...)
+	return append(dst, c.terminator...)
 }

@@ -6,7 +6,6 @@ package sigv4
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"sort"
 	"strconv"
@@ -237,8 +236,9 @@ func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (
 func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key [sha256.Size]byte, mode PayloadMode, digest string, presigned bool) (*Request, *s3err.Error) {
 	var chunk *ChunkSigning
 	if mode.isSignedStreaming() {
+		chunkKey := key // on the heap only for a signed stream
 		chunk = &ChunkSigning{
-			SigningKey:    key[:],
+			SigningKey:    chunkKey[:],
 			Time:          amzDate,
 			Scope:         fields.credential.scope(),
 			SeedSignature: fields.signature,
@@ -293,8 +293,9 @@ func completesMultipartUpload(r *http.Request) bool {
 // verifier's configuration; malformed builds the error in the style of the
 // authentication form (header or query).
 func (v *Verifier) checkScope(c credentialScope, amzDate time.Time, malformed func(string) *s3err.Error) *s3err.Error {
-	if want := amzDate.UTC().Format(scopeDateLayout); c.date != want {
-		return malformed(`Invalid credential date "` + c.date + `". This date is not the same as X-Amz-Date: "` + want + `".`)
+	var day [len(scopeDateLayout)]byte
+	if want := amzDate.UTC().AppendFormat(day[:0], scopeDateLayout); c.date != string(want) {
+		return malformed(`Invalid credential date "` + c.date + `". This date is not the same as X-Amz-Date: "` + string(want) + `".`)
 	}
 	if v.Region != "" && c.region != v.Region {
 		return malformed("the region '"+c.region+"' is wrong; expecting '"+v.Region+"'").With("Region", v.Region)
@@ -329,17 +330,12 @@ func requireSignedHost(fields authFields) *s3err.Error {
 // only add checks), the SDK's user agent, and a session token (s3cond's keys
 // have none, and it is never forwarded).
 func requireSignedAmzHeaders(h http.Header, fields authFields) *s3err.Error {
-	signed := make(map[string]bool, len(fields.headerNames))
-	for _, name := range fields.headerNames {
-		signed[name] = true
-	}
 	var unsigned []string
 	for name := range h {
-		lower := strings.ToLower(name)
-		if !strings.HasPrefix(lower, "x-amz-") || signed[lower] || unsignedAmzHeaderAllowed(lower) {
+		if !hasPrefixFold(name, "x-amz-") || fields.signs(name) || unsignedAmzHeaderAllowed(name) {
 			continue
 		}
-		unsigned = append(unsigned, lower)
+		unsigned = append(unsigned, strings.ToLower(name))
 	}
 	if len(unsigned) == 0 {
 		return nil
@@ -349,15 +345,22 @@ func requireSignedAmzHeaders(h http.Header, fields authFields) *s3err.Error {
 		With("HeadersNotSigned", strings.Join(unsigned, ", "))
 }
 
-func unsignedAmzHeaderAllowed(lower string) bool {
+// unsignedAmzHeaderAllowed reports whether an x-amz-* header (any case)
+// may go unsigned. It runs on every header of every request, so it compares
+// without lower-casing, which would allocate.
+func unsignedAmzHeaderAllowed(name string) bool {
 	switch {
-	case lower == headerContentSHA256Lower, lower == "x-amz-user-agent", lower == "x-amz-sdk-checksum-algorithm",
-		lower == "x-amz-security-token":
+	case strings.EqualFold(name, headerContentSHA256Lower), strings.EqualFold(name, "x-amz-user-agent"),
+		strings.EqualFold(name, "x-amz-sdk-checksum-algorithm"), strings.EqualFold(name, "x-amz-security-token"):
 		return true
-	case strings.HasPrefix(lower, "x-amz-checksum-"):
+	case hasPrefixFold(name, "x-amz-checksum-"):
 		return true
 	}
 	return false
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 const headerContentSHA256Lower = "x-amz-content-sha256"
@@ -365,23 +368,29 @@ const headerContentSHA256Lower = "x-amz-content-sha256"
 // checkSignature recomputes the client's signature and compares it in
 // constant time. The canonical URI is S3's (decoded once, UriEncoded once);
 // if that fails and the path as sent differs from it, the path as sent is
-// tried too, for clients that sign exactly what they put on the wire.
+// tried too, for clients that sign exactly what they put on the wire. The
+// canonical request and string to sign are built in pooled buffers; only a
+// failure turns them into strings, for the error.
 func checkSignature(r *http.Request, fields authFields, payloadHash string, amzDate time.Time, key []byte, presigned bool) *s3err.Error {
 	in := newCanonicalInput(r, fields, payloadHash, presigned)
 	uri := canonicalURI(in.rawPath)
-	canonical, missing, ok := in.canonicalRequest(uri)
+	s := getSignScratch()
+	defer s.release()
+	var ok bool
+	var missing string
+	s.canonical, missing, ok = in.appendCanonicalRequest(s.canonical[:0], uri)
 	if !ok {
 		return s3err.New(s3err.SignatureDoesNotMatch).
 			With("AWSAccessKeyId", fields.credential.accessKeyID).
 			With("HeadersNotPresent", missing)
 	}
-	sts := stringToSign(amzDate, fields.credential.scope(), canonical)
-	if signatureMatches(key, sts, fields.signature) {
+	if s.signatureMatches(key, fields, amzDate) {
 		return nil
 	}
+	canonical, sts := string(s.canonical), string(s.toSign)
 	if verbatim := verbatimURI(in.rawPath); verbatim != uri {
-		altCanonical, _, _ := in.canonicalRequest(verbatim)
-		if signatureMatches(key, stringToSign(amzDate, fields.credential.scope(), altCanonical), fields.signature) {
+		s.canonical, _, _ = in.appendCanonicalRequest(s.canonical[:0], verbatim)
+		if s.signatureMatches(key, fields, amzDate) {
 			return nil
 		}
 	}
@@ -394,14 +403,55 @@ func checkSignature(r *http.Request, fields authFields, payloadHash string, amzD
 		With("CanonicalRequestBytes", spacedHex(canonical))
 }
 
-// signatureMatches compares the expected signature with the claimed hex in
-// constant time over the raw bytes.
-func signatureMatches(key []byte, stringToSign, claimedHex string) bool {
-	claimed, err := hex.DecodeString(claimedHex)
-	if err != nil {
+// signatureMatches builds the string to sign for the canonical request in
+// s.canonical into s.toSign, and compares its signature with the claimed
+// hex in constant time over the raw bytes.
+func (s *signScratch) signatureMatches(key []byte, fields authFields, amzDate time.Time) bool {
+	s.toSign = appendClientStringToSign(s.toSign[:0], amzDate, fields.credential, s.canonical)
+	return s.signs(key, fields.signature)
+}
+
+// signs reports whether claimedHex is the signature of s.toSign with key,
+// comparing in constant time over the raw bytes.
+func (s *signScratch) signs(key []byte, claimedHex string) bool {
+	var claimed [sha256.Size]byte
+	if !decodeHex(claimed[:], claimedHex) {
 		return false
 	}
-	return hmac.Equal(macSHA256(key, stringToSign), claimed)
+	expected := s.hmacSHA256(key, s.toSign)
+	return hmac.Equal(expected[:], claimed[:])
+}
+
+// signatureMatches reports whether claimedHex is the signature of
+// stringToSign with key (a POST policy's), in constant time.
+func signatureMatches(key []byte, stringToSign, claimedHex string) bool {
+	s := getSignScratch()
+	defer s.release()
+	s.toSign = append(s.toSign[:0], stringToSign...)
+	return s.signs(key, claimedHex)
+}
+
+// appendClientStringToSign appends the string to sign of a client request
+// (see stringToSign).
+func appendClientStringToSign(dst []byte, amzDate time.Time, c credentialScope, canonical []byte) []byte {
+	var date [len(amzDateLayout)]byte
+	return appendStringToSign(dst, amzDate.UTC().AppendFormat(date[:0], amzDateLayout), c, canonical)
+}
+
+// decodeHex decodes the hex string src into dst, which it must fill
+// exactly; it reports whether it did.
+func decodeHex(dst []byte, src string) bool {
+	if len(src) != 2*len(dst) {
+		return false
+	}
+	for i := range dst {
+		hi, lo := src[2*i], src[2*i+1]
+		if !isHex(hi) || !isHex(lo) {
+			return false
+		}
+		dst[i] = unhex(hi)<<4 | unhex(lo)
+	}
+	return true
 }
 
 // spacedHex renders s as S3 does in StringToSignBytes: "41 57 53 ...".
@@ -456,10 +506,9 @@ func parsePayloadHash(value string) (mode PayloadMode, digest string, err *s3err
 	case streamingUnsignedTrailer:
 		return PayloadStreamingUnsignedTrailer, "", nil
 	}
-	if len(value) == 2*sha256.Size {
-		if _, decodeErr := hex.DecodeString(value); decodeErr == nil {
-			return PayloadSHA256, strings.ToLower(value), nil
-		}
+	var digestBytes [sha256.Size]byte
+	if decodeHex(digestBytes[:], value) {
+		return PayloadSHA256, strings.ToLower(value), nil
 	}
 	return 0, "", s3err.Newf(s3err.InvalidArgument, "x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER or a valid sha256 value.").
 		With("ArgumentName", "x-amz-content-sha256").
