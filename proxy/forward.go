@@ -78,7 +78,7 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		p.fail(c, err)
 		return forwardResult{}
 	}
-	resp, err := c.backend.Client.Do(req)
+	resp, err := c.backend.send(req)
 	if err != nil {
 		// A body that failed verification or a gate that refused is the
 		// client's answer; only otherwise did the backend fail.

@@ -3,10 +3,8 @@ package proxy
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,10 +13,33 @@ import (
 
 type ctxKey int
 
-const (
-	requestIDKey ctxKey = iota
-	requestInfoKey
-)
+// requestStateKey finds a request's *requestState in its context.
+const requestStateKey ctxKey = 0
+
+// requestState is what the middleware keeps per request: its ID, what the
+// access log reports, and the status recorder. It is also the context node
+// that carries them, so that all of it costs one allocation, where two
+// context.WithValue, a requestInfo and a statusRecorder cost four.
+type requestState struct {
+	context.Context
+	id   string
+	info requestInfo
+	rec  statusRecorder
+}
+
+// Value answers requestStateKey with the state itself (a pointer: putting a
+// string in an interface would allocate) and passes other keys on.
+func (s *requestState) Value(key any) any {
+	if key == any(requestStateKey) {
+		return s
+	}
+	return s.Context.Value(key)
+}
+
+func stateFrom(ctx context.Context) *requestState {
+	s, _ := ctx.Value(requestStateKey).(*requestState)
+	return s
+}
 
 // requestInfo collects what the access log reports about a request; the
 // handler fills it in as it learns.
@@ -44,20 +65,28 @@ func (i *requestInfo) set(f func(*requestInfo)) {
 	f(i)
 }
 
+// randomRequestID is 16 upper-case hex digits from 8 random bytes.
 func randomRequestID() string {
+	const digits = "0123456789ABCDEF"
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return strings.ToUpper(hex.EncodeToString(b[:]))
+	var id [16]byte
+	for i, c := range b {
+		id[2*i], id[2*i+1] = digits[c>>4], digits[c&0xF]
+	}
+	return string(id[:])
 }
 
 func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if s := stateFrom(ctx); s != nil {
+		return s.id
+	}
+	return ""
 }
 
 func infoFrom(ctx context.Context) *requestInfo {
-	if i, ok := ctx.Value(requestInfoKey).(*requestInfo); ok {
-		return i
+	if s := stateFrom(ctx); s != nil {
+		return &s.info
 	}
 	return &requestInfo{}
 }
@@ -66,11 +95,9 @@ func infoFrom(ctx context.Context) *requestInfo {
 // before anything else can answer.
 func (p *Proxy) requestIDMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := p.newRequestID()
-		w.Header().Set("X-Amz-Request-Id", id)
-		ctx := context.WithValue(r.Context(), requestIDKey, id)
-		ctx = context.WithValue(ctx, requestInfoKey, &requestInfo{})
-		next.ServeHTTP(w, r.WithContext(ctx))
+		state := &requestState{Context: r.Context(), id: p.newRequestID()}
+		w.Header().Set("X-Amz-Request-Id", state.id)
+		next.ServeHTTP(w, r.WithContext(state))
 	})
 }
 
@@ -137,7 +164,13 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 func (p *Proxy) accessLogMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w, conn: deadlinesOf(w), writeIdle: p.writeIdleTimeout}
+		var rec *statusRecorder
+		if state := stateFrom(r.Context()); state != nil {
+			rec = &state.rec // in the request state's allocation
+		} else {
+			rec = new(statusRecorder)
+		}
+		*rec = statusRecorder{ResponseWriter: w, conn: deadlinesOf(w), writeIdle: p.writeIdleTimeout}
 		// A deadline left by the previous request on this connection must
 		// not cut this one's first write (a 100 Continue, say); the last
 		// one, set as the handler returns, bounds net/http's final flush.
