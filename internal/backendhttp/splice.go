@@ -2,7 +2,6 @@ package backendhttp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -221,15 +220,9 @@ var requestWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil,
 
 // writeRequest writes req, with payload as its body if it has one, to pc.
 func writeRequest(req *http.Request, payload []byte, pc *spliceConn) error {
-	if payload != nil {
-		withBody := new(http.Request)
-		*withBody = *req // shallow: only the body differs; req is not changed
-		withBody.Body = io.NopCloser(bytes.NewReader(payload))
-		req = withBody
-	}
 	bw := requestWriters.Get().(*bufio.Writer)
 	bw.Reset(pc.conn)
-	err := req.Write(bw)
+	err := writeRequestTo(bw, req, payload)
 	if err == nil {
 		err = bw.Flush()
 	}
