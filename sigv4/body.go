@@ -62,6 +62,13 @@ type Body struct {
 	hashes []hash.Hash // fed with every decoded byte
 	err    error       // sticky: io.EOF after success, or the *s3err.Error
 
+	// Storage for the above, in the Body's own allocation: a request
+	// allocated each of them separately.
+	exact         exactLengthReader
+	hashStore     [3]hash.Hash // payload, checksum, MD5
+	payloadDigest [sha256.Size]byte
+	sum           [64]byte // for Sum at the end; the largest digest is SHA-512's
+
 	// started is set by the first Read; atomic because a transport may read
 	// the body on its own goroutine while the handler asks.
 	started atomic.Bool
@@ -75,6 +82,7 @@ func NewBody(r io.Reader, spec BodySpec) (*Body, error) {
 		header = http.Header{}
 	}
 	b := &Body{client: r, length: spec.ContentLength}
+	b.hashes = b.hashStore[:0]
 
 	md5Expected, err := contentMD5(header)
 	if err != nil {
@@ -91,19 +99,25 @@ func NewBody(r io.Reader, spec BodySpec) (*Body, error) {
 
 	switch spec.Mode {
 	case PayloadUnsigned:
-		b.payload = &exactLengthReader{r: r, left: spec.ContentLength}
+		b.exact = exactLengthReader{r: r, left: spec.ContentLength}
+		b.payload = &b.exact
 	case PayloadSHA256:
-		digest, err := hex.DecodeString(spec.PayloadSHA256)
-		if err != nil || len(digest) != sha256.Size {
+		if !decodeHex(b.payloadDigest[:], spec.PayloadSHA256) {
 			// S3's answer to an x-amz-content-sha256 that is neither a
 			// known mode nor a digest.
 			return nil, s3err.Newf(s3err.InvalidArgument,
 				"x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER or a valid sha256 value.").
 				With("ArgumentName", "x-amz-content-sha256")
 		}
-		b.payloadSHA256, b.payloadHash = digest, sha256.New()
-		b.hashes = append(b.hashes, b.payloadHash)
-		b.payload = &exactLengthReader{r: r, left: spec.ContentLength}
+		b.payloadSHA256 = b.payloadDigest[:]
+		if spec.ContentLength != 0 {
+			// A body of length 0 has the empty hash, and exactLengthReader
+			// lets no byte through: nothing to hash (verifyEnd).
+			b.payloadHash = sha256.New()
+			b.hashes = append(b.hashes, b.payloadHash)
+		}
+		b.exact = exactLengthReader{r: r, left: spec.ContentLength}
+		b.payload = &b.exact
 	case PayloadStreamingSigned, PayloadStreamingSignedTrailer, PayloadStreamingUnsignedTrailer:
 		decodedLength, err := decodedContentLength(header)
 		if err != nil {
@@ -251,18 +265,21 @@ func (b *Body) verifyEnd() error {
 			return err
 		}
 	}
-	if b.payloadHash != nil {
-		computed := b.payloadHash.Sum(nil)
+	if b.payloadSHA256 != nil {
+		computed := emptyPayloadDigest[:]
+		if b.payloadHash != nil {
+			computed = b.payloadHash.Sum(b.sum[:0])
+		}
 		if !bytes.Equal(computed, b.payloadSHA256) {
 			return s3err.New(s3err.XAmzContentSHA256Mismatch).
 				With("ClientComputedContentSHA256", hex.EncodeToString(b.payloadSHA256)).
 				With("S3ComputedContentSHA256", hex.EncodeToString(computed))
 		}
 	}
-	if b.checksumHash != nil && !bytes.Equal(b.checksumHash.Sum(nil), b.checksumExpected) {
+	if b.checksumHash != nil && !bytes.Equal(b.checksumHash.Sum(b.sum[:0]), b.checksumExpected) {
 		return b.checksum.mismatchError()
 	}
-	if b.md5Hash != nil && !bytes.Equal(b.md5Hash.Sum(nil), b.md5Expected) {
+	if b.md5Hash != nil && !bytes.Equal(b.md5Hash.Sum(b.sum[:0]), b.md5Expected) {
 		return s3err.New(s3err.BadDigest)
 	}
 	return io.EOF
@@ -345,6 +362,9 @@ func StripAWSChunked(contentEncoding string) string {
 	}
 	return strings.Join(kept, ", ")
 }
+
+// emptyPayloadDigest is the SHA-256 of no bytes.
+var emptyPayloadDigest = sha256.Sum256(nil)
 
 // exactLengthReader passes a body through and fails it when it is shorter
 // or longer than Content-Length (left < 0: length unknown, no check).
