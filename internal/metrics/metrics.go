@@ -8,7 +8,6 @@ package metrics
 import (
 	"context"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -46,6 +45,9 @@ type Metrics struct {
 	backendErrors   *prometheus.CounterVec
 
 	leasedWrites leasedWriteMetrics
+
+	// requestSeries caches the per-request series by operation and status.
+	requestSeries requestSeriesCache
 }
 
 var (
@@ -136,10 +138,11 @@ func New(reg prometheus.Registerer) *Metrics {
 // ObserveRequest implements proxy.RequestObserver.
 func (m *Metrics) ObserveRequest(r proxy.RequestRecord) {
 	op := r.Operation
-	m.requests.WithLabelValues(op, strconv.Itoa(r.Status)).Inc()
-	m.requestDuration.WithLabelValues(op).Observe(r.Duration.Seconds())
-	m.bytesIn.WithLabelValues(op).Add(float64(r.BytesIn))
-	m.bytesOut.WithLabelValues(op).Add(float64(r.BytesOut))
+	series := m.requestSeries.get(m, op, r.Status)
+	series.requests.Inc()
+	series.duration.Observe(r.Duration.Seconds())
+	series.bytesIn.Add(float64(r.BytesIn))
+	series.bytesOut.Add(float64(r.BytesOut))
 	if r.ConditionalOutcome != "" {
 		m.conditional.WithLabelValues(op, r.ConditionalOutcome).Inc()
 	}

@@ -129,3 +129,31 @@ func TestObserveRequestLeavesUnconditionalWritesOutOfConditionalOutcomes(t *test
 		t.Errorf("signature failure series without a failure: %d", got)
 	}
 }
+
+// TestObserveRequestSeriesByOperationAndStatus checks that the cached series
+// are the ones labelled with each request's own operation and status.
+func TestObserveRequestSeriesByOperationAndStatus(t *testing.T) {
+	m := New(prometheus.NewRegistry())
+	for range 3 {
+		m.ObserveRequest(proxy.RequestRecord{Operation: "GetObject", Status: 200, BytesOut: 5, Duration: time.Millisecond})
+	}
+	m.ObserveRequest(proxy.RequestRecord{Operation: "GetObject", Status: 404})
+	m.ObserveRequest(proxy.RequestRecord{Operation: "PutObject", Status: 200, BytesIn: 7})
+	for _, c := range []struct {
+		op, status string
+		want       float64
+	}{{"GetObject", "200", 3}, {"GetObject", "404", 1}, {"PutObject", "200", 1}} {
+		if got := testutil.ToFloat64(m.requests.WithLabelValues(c.op, c.status)); got != c.want {
+			t.Errorf("requests{%s,%s} = %v, want %v", c.op, c.status, got, c.want)
+		}
+	}
+	if got := testutil.ToFloat64(m.bytesOut.WithLabelValues("GetObject")); got != 15 {
+		t.Errorf("GetObject bytes out = %v, want 15", got)
+	}
+	if got := testutil.ToFloat64(m.bytesIn.WithLabelValues("PutObject")); got != 7 {
+		t.Errorf("PutObject bytes in = %v, want 7", got)
+	}
+	if got := testutil.CollectAndCount(m.requestDuration); got != 2 {
+		t.Errorf("duration series = %d, want one per operation", got)
+	}
+}
