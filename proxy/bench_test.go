@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,12 +24,17 @@ import (
 // kept-alive client connection. Stub and client allocate nothing per
 // request, so allocs/op is s3cond's own.
 func benchFront(b *testing.B, getBody []byte) (host string, conn net.Conn, br *bufio.Reader) {
+	return benchFrontLogged(b, getBody, zerolog.Nop())
+}
+
+// benchFrontLogged is benchFront with an access log written to log.
+func benchFrontLogged(b *testing.B, getBody []byte, log zerolog.Logger) (host string, conn net.Conn, br *bufio.Reader) {
 	b.Helper()
 	u := rawStubBackend(b, getBody)
 	backend := &Backend{Name: "bench", Endpoint: u, Client: &http.Client{Transport: sigv4.NewResigner(
 		backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
 		credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")}}
-	p := New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend, Log: zerolog.Nop()})
+	p := New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend, Log: log})
 	front := httptest.NewServer(p)
 	b.Cleanup(front.Close)
 	host = wireHost(front.URL)
@@ -141,6 +147,17 @@ func BenchmarkForwardGet4KiB(b *testing.B) {
 	host, conn, br := benchFront(b, body)
 	r := &wireRequest{method: http.MethodGet, target: "/" + bucketName + "/key"}
 	r.sign(b, host, sigv4.EmptyPayloadHash)
+	replay(b, conn, br, r.bytes(host), len(body))
+}
+
+// BenchmarkForwardGet4KiBAccessLog is BenchmarkForwardGet4KiB with the
+// access log on (level info, written to io.Discard): the cost of one line
+// per request.
+func BenchmarkForwardGet4KiBAccessLog(b *testing.B) {
+	body := bytes.Repeat([]byte("g"), 4<<10)
+	host, conn, br := benchFrontLogged(b, body, zerolog.New(io.Discard).Level(zerolog.InfoLevel))
+	r := &wireRequest{method: http.MethodGet, target: "/" + bucketName + "/key"}
+	r.sign(b, host, emptySHA256)
 	replay(b, conn, br, r.bytes(host), len(body))
 }
 

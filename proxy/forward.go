@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -136,13 +135,13 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		ctx = c.r.Context()
 	}
 	u := c.backend.URL(c.target.Bucket, c.target.RawKey, outboundRawQuery(c.r.URL.RawQuery))
-	req, err := http.NewRequestWithContext(ctx, c.r.Method, "http://placeholder/", nil)
-	if err != nil {
-		return nil, nil, s3err.Wrap(s3err.InternalError, err)
-	}
-	req.URL = u
-	req.Host = u.Host
-	req.Header = outboundHeader(c.r.Header, c.backend.ForwardChecksums, spec.stripConditions)
+	// A literal rather than http.NewRequestWithContext, which would parse a
+	// URL only to have it replaced (two allocations per request).
+	req := (&http.Request{
+		Method: c.r.Method, URL: u, Host: u.Host,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: outboundHeader(c.r.Header, c.backend.ForwardChecksums, spec.stripConditions),
+	}).WithContext(ctx)
 	for name, values := range spec.header {
 		req.Header[name] = values
 	}
@@ -156,7 +155,7 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		// Nothing to hold back: verify the (empty) body and pass the gate
 		// before anything is sent.
 		if spec.body != nil {
-			if _, err := io.Copy(io.Discard, io.LimitReader(spec.body, 1)); err != nil {
+			if err := readToEnd(spec.body); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -179,6 +178,24 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		}
 	}
 	return req, hb, nil
+}
+
+// readToEnd reads an empty body to its end (or its first byte), so that
+// it verifies: io.Copy of an io.LimitReader, without allocating either.
+func readToEnd(body io.Reader) error {
+	buf := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(buf)
+	for {
+		n, err := body.Read((*buf)[:1])
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return err
+		case n > 0:
+			return nil
+		}
+	}
 }
 
 // mapCopySource rewrites the bucket of an X-Amz-Copy-Source header to the

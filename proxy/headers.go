@@ -97,7 +97,7 @@ func copyResponseHeader(dst, src http.Header, requestID string) {
 		if hopByHopHeaders[name] || listed[name] || name == "X-Amz-Request-Id" {
 			continue
 		}
-		dst[s3ResponseName(name)] = append([]string(nil), values...)
+		dst[s3ResponseName(name)] = values // src is the backend's answer, read once: no copy
 	}
 	if backendID := src.Get("X-Amz-Request-Id"); backendID != "" {
 		dst.Set("X-S3cond-Backend-Request-Id", backendID)

@@ -186,11 +186,10 @@ func (t *SpliceTransport) exchange(req *http.Request, payload []byte, pc *splice
 
 // hostPort is u's host with the port made explicit.
 func hostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = "80"
+	if u.Port() != "" {
+		return u.Host // already host:port, as JoinHostPort would write it
 	}
-	return net.JoinHostPort(u.Hostname(), port)
+	return net.JoinHostPort(u.Hostname(), "80")
 }
 
 // writerOnly and readerOnly hide ReadFrom and WriteTo, so that io.Copy
