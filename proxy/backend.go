@@ -64,11 +64,10 @@ func (b *Backend) URL(bucket, rawKey, rawQuery string) *url.URL {
 	case b.VirtualHosted:
 		u.Host = b.BackendBucket(bucket) + "." + u.Host
 		rawPath = base + "/" + rawKey
-	default:
+	case rawKey == "":
 		rawPath = base + "/" + url.PathEscape(b.BackendBucket(bucket))
-		if rawKey != "" {
-			rawPath += "/" + rawKey
-		}
+	default:
+		rawPath = base + "/" + url.PathEscape(b.BackendBucket(bucket)) + "/" + rawKey
 	}
 	u.RawPath = rawPath
 	// rawKey was checked to unescape when the request was routed.

@@ -166,18 +166,28 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		}
 		req.Body = http.NoBody
 		req.ContentLength = 0
-		req.Header.Set("X-Amz-Content-Sha256", sigv4.EmptyPayloadHash)
+		setHeaderValue(req.Header, "X-Amz-Content-Sha256", sigv4.EmptyPayloadHash)
 	default:
 		hb = newHoldbackReader(&countingReader{r: spec.body, info: c.info}, spec.gate)
 		req.Body = io.NopCloser(hb)
 		req.ContentLength = spec.length
 		if spec.payloadSHA256 != "" {
-			req.Header.Set("X-Amz-Content-Sha256", spec.payloadSHA256)
+			setHeaderValue(req.Header, "X-Amz-Content-Sha256", spec.payloadSHA256)
 		} else {
-			req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
+			setHeaderValue(req.Header, "X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
 		}
 	}
 	return req, hb, nil
+}
+
+// setHeaderValue sets h's canonical name to value, keeping the slice it
+// has when that already holds just value (a GET's client sent the empty
+// hash s3cond sends on): no allocation for the common case.
+func setHeaderValue(h http.Header, name, value string) {
+	if v := h[name]; len(v) == 1 && v[0] == value {
+		return
+	}
+	h[name] = []string{value}
 }
 
 // readToEnd reads an empty body to its end (or its first byte), so that

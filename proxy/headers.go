@@ -102,9 +102,14 @@ func copyResponseHeader(dst, src http.Header, requestID string) {
 	if backendID := src.Get("X-Amz-Request-Id"); backendID != "" {
 		dst.Set("X-S3cond-Backend-Request-Id", backendID)
 	}
-	// The request-ID middleware set the canonical key; one name only.
+	// The request-ID middleware set the canonical key; one name only (its
+	// value slice moves over, saving an allocation).
+	idValues := dst["X-Amz-Request-Id"]
+	if len(idValues) != 1 || idValues[0] != requestID {
+		idValues = []string{requestID}
+	}
 	delete(dst, "X-Amz-Request-Id")
-	dst["x-amz-request-id"] = []string{requestID}
+	dst["x-amz-request-id"] = idValues
 }
 
 // outboundRawQuery is the client's raw query without presigned-URL

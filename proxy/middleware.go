@@ -25,6 +25,8 @@ type requestState struct {
 	id   string
 	info requestInfo
 	rec  statusRecorder
+	// idValue backs the response's X-Amz-Request-Id header.
+	idValue [1]string
 }
 
 // Value answers requestStateKey with the state itself (a pointer: putting a
@@ -96,7 +98,8 @@ func infoFrom(ctx context.Context) *requestInfo {
 func (p *Proxy) requestIDMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		state := &requestState{Context: r.Context(), id: p.newRequestID()}
-		w.Header().Set("X-Amz-Request-Id", state.id)
+		state.idValue[0] = state.id
+		w.Header()["X-Amz-Request-Id"] = state.idValue[:]
 		next.ServeHTTP(w, r.WithContext(state))
 	})
 }

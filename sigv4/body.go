@@ -77,16 +77,26 @@ type Body struct {
 // NewBody wraps the raw client body r. Problems visible in the headers are
 // reported here, with the codes Amazon S3 uses for them.
 func NewBody(r io.Reader, spec BodySpec) (*Body, error) {
+	b := new(Body)
+	if err := b.init(r, spec); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// init is NewBody for a Body the caller allocated (the verifier keeps it
+// in its Request, in one allocation).
+func (b *Body) init(r io.Reader, spec BodySpec) error {
 	header := spec.Header
 	if header == nil {
 		header = http.Header{}
 	}
-	b := &Body{client: r, length: spec.ContentLength}
+	b.client, b.length = r, spec.ContentLength
 	b.hashes = b.hashStore[:0]
 
 	md5Expected, err := contentMD5(header)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if md5Expected != nil {
 		b.md5Expected, b.md5Hash = md5Expected, md5.New()
@@ -94,7 +104,7 @@ func NewBody(r io.Reader, spec BodySpec) (*Body, error) {
 	}
 
 	if err := b.setUpChecksum(header, spec.Mode, spec.ObjectChecksumHeaders); err != nil {
-		return nil, err
+		return err
 	}
 
 	switch spec.Mode {
@@ -105,7 +115,7 @@ func NewBody(r io.Reader, spec BodySpec) (*Body, error) {
 		if !decodeHex(b.payloadDigest[:], spec.PayloadSHA256) {
 			// S3's answer to an x-amz-content-sha256 that is neither a
 			// known mode nor a digest.
-			return nil, s3err.Newf(s3err.InvalidArgument,
+			return s3err.Newf(s3err.InvalidArgument,
 				"x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER or a valid sha256 value.").
 				With("ArgumentName", "x-amz-content-sha256")
 		}
@@ -121,12 +131,12 @@ func NewBody(r io.Reader, spec BodySpec) (*Body, error) {
 	case PayloadStreamingSigned, PayloadStreamingSignedTrailer, PayloadStreamingUnsignedTrailer:
 		decodedLength, err := decodedContentLength(header)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var chain *signatureChain
 		if spec.Mode != PayloadStreamingUnsignedTrailer {
 			if spec.Chunk == nil {
-				return nil, s3err.Wrap(s3err.InternalError, errors.New("signed aws-chunked body without chunk signing parameters"))
+				return s3err.Wrap(s3err.InternalError, errors.New("signed aws-chunked body without chunk signing parameters"))
 			}
 			chain = newSignatureChain(spec.Chunk)
 		}
@@ -134,9 +144,9 @@ func NewBody(r io.Reader, spec BodySpec) (*Body, error) {
 		b.decoder = newChunkedDecoder(r, chain, spec.Mode != PayloadStreamingSigned, decodedLength, spec.ContentLength)
 		b.payload = b.decoder
 	default:
-		return nil, s3err.Wrap(s3err.InternalError, errors.New("unknown payload mode "+strconv.Itoa(int(spec.Mode))))
+		return s3err.Wrap(s3err.InternalError, errors.New("unknown payload mode "+strconv.Itoa(int(spec.Mode))))
 	}
-	return b, nil
+	return nil
 }
 
 // setUpChecksum finds the one x-amz-checksum-* the client sent, as a header

@@ -83,6 +83,8 @@ type Request struct {
 	Presigned   bool
 	Mode        PayloadMode
 	Body        *Body // verifying reader of the decoded payload; never nil
+
+	body Body // Body's storage
 }
 
 // Verify authenticates r (header auth or presigned URL) and returns the
@@ -132,11 +134,11 @@ func (v *Verifier) anonymous(r *http.Request) (*Request, *s3err.Error) {
 			return nil, s3err.Newf(s3err.AccessDenied, "%s requires a signed request", value)
 		}
 	}
-	body, err := newVerifyingBody(r, mode, digest, nil)
-	if err != nil {
+	req := &Request{Anonymous: true, Mode: mode}
+	if err := req.initBody(r, digest, nil); err != nil {
 		return nil, err
 	}
-	return &Request{Anonymous: true, Mode: mode, Body: body}, nil
+	return req, nil
 }
 
 func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Request, *s3err.Error) {
@@ -244,25 +246,26 @@ func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate tim
 			SeedSignature: fields.signature,
 		}
 	}
-	body, err := newVerifyingBody(r, mode, digest, chunk)
-	if err != nil {
-		return nil, err
-	}
-	return &Request{
+	req := &Request{
 		AccessKeyID: fields.credential.accessKeyID,
 		Presigned:   presigned,
 		Mode:        mode,
-		Body:        body,
-	}, nil
+	}
+	if err := req.initBody(r, digest, chunk); err != nil {
+		return nil, err
+	}
+	return req, nil
 }
 
-func newVerifyingBody(r *http.Request, mode PayloadMode, digest string, chunk *ChunkSigning) (*Body, *s3err.Error) {
+// initBody sets up req.Body, the verifying reader of r's body, in req's own
+// allocation.
+func (req *Request) initBody(r *http.Request, digest string, chunk *ChunkSigning) *s3err.Error {
 	raw := r.Body
 	if raw == nil {
 		raw = http.NoBody
 	}
-	body, err := NewBody(raw, BodySpec{
-		Mode:          mode,
+	err := req.body.init(raw, BodySpec{
+		Mode:          req.Mode,
 		PayloadSHA256: digest,
 		ContentLength: r.ContentLength,
 		Header:        r.Header,
@@ -271,9 +274,10 @@ func newVerifyingBody(r *http.Request, mode PayloadMode, digest string, chunk *C
 		ObjectChecksumHeaders: completesMultipartUpload(r),
 	})
 	if err != nil {
-		return nil, s3err.As(err)
+		return s3err.As(err)
 	}
-	return body, nil
+	req.Body = &req.body
+	return nil
 }
 
 // completesMultipartUpload reports whether r is a CompleteMultipartUpload
