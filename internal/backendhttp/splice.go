@@ -133,7 +133,7 @@ func (t *SpliceTransport) exchange(req *http.Request, payload []byte, pc *splice
 	ctx := req.Context()
 	// Cancelling the request closes the connection, which ends any read,
 	// write or splice in progress; such a connection is never reused.
-	stop := context.AfterFunc(ctx, func() { pc.conn.Close() })
+	stop := context.AfterFunc(ctx, pc.closeConn)
 	fail := func(err error) (*http.Response, error) {
 		stop()
 		pc.conn.Close()
@@ -172,9 +172,11 @@ func (t *SpliceTransport) exchange(req *http.Request, payload []byte, pc *splice
 	switch {
 	case req.Method == http.MethodHead || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified:
 		// No body follows, whatever Content-Length says.
-		body.fixed = &io.LimitedReader{R: pc.br, N: 0}
+		body.fixedReader = io.LimitedReader{R: pc.br, N: 0}
+		body.fixed = &body.fixedReader
 	case resp.ContentLength >= 0:
-		body.fixed = &io.LimitedReader{R: pc.br, N: resp.ContentLength}
+		body.fixedReader = io.LimitedReader{R: pc.br, N: resp.ContentLength}
+		body.fixed = &body.fixedReader
 	default:
 		// Chunked or delimited by close: net/http's reader, no splicing.
 		body.framed = resp.Body

@@ -21,8 +21,10 @@ type splicedBody struct {
 	addr string
 	stop func() bool
 	// fixed reads a Content-Length body; framed any other.
-	fixed  *io.LimitedReader
-	framed io.ReadCloser
+	fixed *io.LimitedReader
+	// fixedReader is fixed's storage, in the body's own allocation.
+	fixedReader io.LimitedReader
+	framed      io.ReadCloser
 	// reusable: the backend keeps the connection open after this body.
 	reusable  bool
 	framedEOF bool // framed was read to its end

@@ -16,6 +16,9 @@ type spliceConn struct {
 	conn      net.Conn
 	br        *bufio.Reader
 	idleSince time.Time
+	// closeConn closes conn; made once per connection, it is what a
+	// cancelled request runs (context.AfterFunc), with no closure per request.
+	closeConn func()
 }
 
 // spliceReadBufferSize is sized for what comes in on a pooled connection:
@@ -39,7 +42,8 @@ func (t *SpliceTransport) conn(ctx context.Context, addr string, idleOK bool) (p
 	if err != nil {
 		return nil, false, fmt.Errorf("dial %s: %w", addr, err)
 	}
-	return &spliceConn{conn: conn, br: bufio.NewReaderSize(conn, spliceReadBufferSize)}, false, nil
+	closeConn := func() { conn.Close() }
+	return &spliceConn{conn: conn, br: bufio.NewReaderSize(conn, spliceReadBufferSize), closeConn: closeConn}, false, nil
 }
 
 func (t *SpliceTransport) takeIdle(addr string) *spliceConn {
