@@ -55,9 +55,11 @@ func (kp KeyPolicy) Check(key string) error {
 	if strings.IndexByte(key, 0) >= 0 {
 		return invalidKey(key, "contains a NUL byte")
 	}
-	segments := strings.Split(key, "/")
-	for i, seg := range segments {
-		last := i == len(segments)-1
+	// Cut rather than Split, which allocates: Check runs on every request.
+	for rest, more := key, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
+		last := !more
 		switch {
 		case seg == "..":
 			return invalidKey(key, "has a '..' segment, which a file-backed store resolves outside the key's directory")
