@@ -151,8 +151,8 @@ func (t *SpliceTransport) exchange(req *http.Request, payload []byte, pc *splice
 	if _, err := pc.br.Peek(1); err != nil {
 		return fail(nothingReceivedError{fmt.Errorf("read response from %s: %w", addr, err)})
 	}
-	var resp *http.Response
-	for informational := 0; ; informational++ {
+	resp, plain := readPlainResponse(pc.br, req)
+	for informational := 0; !plain; informational++ {
 		r, err := http.ReadResponse(pc.br, req)
 		if err != nil {
 			return fail(fmt.Errorf("read response from %s: %w", addr, err))
