@@ -27,6 +27,8 @@ type requestState struct {
 	rec  statusRecorder
 	// idValue backs the response's X-Amz-Request-Id header.
 	idValue [1]string
+	// call is serveS3's record of the request.
+	call call
 }
 
 // Value answers requestStateKey with the state itself (a pointer: putting a
@@ -77,6 +79,17 @@ func randomRequestID() string {
 		id[2*i], id[2*i+1] = digits[c>>4], digits[c&0xF]
 	}
 	return string(id[:])
+}
+
+// newCall starts serveS3's record of a request, as one it refuses until it
+// is classified; in the request state's allocation when there is one.
+func newCall(w http.ResponseWriter, r *http.Request) *call {
+	s := stateFrom(r.Context())
+	if s == nil {
+		return &call{w: w, r: r, info: &requestInfo{}, op: Refused}
+	}
+	s.call = call{w: w, r: r, id: s.id, info: &s.info, op: Refused}
+	return &s.call
 }
 
 func requestID(ctx context.Context) string {

@@ -166,7 +166,7 @@ type call struct {
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
-	c := &call{w: w, r: r, id: requestID(r.Context()), info: infoFrom(r.Context()), op: Refused}
+	c := newCall(w, r)
 	// Until it is classified, a request is one s3cond refuses.
 	c.info.set(func(i *requestInfo) { i.op = Refused })
 	if err := p.route(c); err != nil {
