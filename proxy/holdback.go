@@ -22,10 +22,20 @@ type holdbackReader struct {
 	srcDone  bool
 	released bool
 	err      error
+	// complete is released, for other goroutines (under mu).
+	complete bool
 }
 
 func newHoldbackReader(src io.Reader, gate func() error) *holdbackReader {
 	return &holdbackReader{src: src, gate: gate}
+}
+
+// Complete reports whether the whole body was read and verified and its
+// final byte released: nothing more will be read from src.
+func (h *holdbackReader) Complete() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.complete
 }
 
 // Err is the failure that stopped the body (verification, gate), if any.
@@ -104,6 +114,9 @@ func (h *holdbackReader) release(p []byte) (int, error) {
 		}
 	}
 	h.released = true
+	h.mu.Lock()
+	h.complete = true
+	h.mu.Unlock()
 	if !h.held {
 		return 0, io.EOF
 	}
