@@ -22,7 +22,7 @@ import (
 // throughput on a machine shared with the client and the backend
 // (docs/performance.md). net/http's client reads bodies through a
 // bufio.Reader, which hides the socket; here the response head is parsed
-// with http.ReadResponse and the body's socket is handed, length-limited,
+// (readPlainResponse, or http.ReadResponse) and the body's socket is handed, length-limited,
 // to the client connection's ReadFrom, which splices on Linux. The body
 // splices only when the caller copies it with io.Copy (or calls WriteTo)
 // into a writer with a ReadFrom method that reaches a *net.TCPConn; plain
