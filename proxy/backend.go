@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -78,12 +77,14 @@ func (b *Backend) URL(bucket, rawKey, rawQuery string) *url.URL {
 
 // head reads the current state of an object on the backend.
 func (b *Backend) head(ctx context.Context, t target) (precondition.ObjectState, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodHead, b.URL(t.Bucket, t.RawKey, "").String(), nil)
-	if err != nil {
-		return precondition.ObjectState{}, fmt.Errorf("build HEAD %s/%s: %w", t.Bucket, t.Key, err)
-	}
-	req.URL = b.URL(t.Bucket, t.RawKey, "")
-	resp, err := b.Client.Do(req)
+	// The URL built once and the request as a literal: NewRequest would
+	// format the URL and parse it back, and Client.Do clone the header.
+	u := b.URL(t.Bucket, t.RawKey, "")
+	req := (&http.Request{
+		Method: http.MethodHead, URL: u, Host: u.Host,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{},
+	}).WithContext(ctx)
+	resp, err := b.send(req)
 	if err != nil {
 		return precondition.ObjectState{}, backendError(err)
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -166,4 +167,22 @@ func BenchmarkForwardPut4KiB(b *testing.B) {
 	host, conn, br := benchFront(b, nil)
 	r := signedWirePut(b, host, "key", bytes.Repeat([]byte("p"), 4<<10))
 	replay(b, conn, br, r.bytes(host), 0)
+}
+
+// BenchmarkBackendHead is the HEAD a conditional write makes, twice, to
+// read the object's current state.
+func BenchmarkBackendHead(b *testing.B) {
+	u := rawStubBackend(b, nil)
+	backend := &Backend{Name: "bench", Endpoint: u, Client: &http.Client{Transport: sigv4.NewResigner(
+		backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
+		credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")}}
+	ctx := context.Background()
+	tgt := target{Bucket: bucketName, Key: "key", RawKey: "key"}
+	b.ReportAllocs()
+	for b.Loop() {
+		state, err := backend.head(ctx, tgt)
+		if err != nil || !state.Exists {
+			b.Fatalf("head: %+v, %v", state, err)
+		}
+	}
 }
