@@ -169,11 +169,12 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c := newCall(w, r)
 	// Until it is classified, a request is one s3cond refuses.
 	c.info.set(func(i *requestInfo) { i.op = Refused })
-	if err := p.route(c); err != nil {
-		p.fail(c, err)
-		return
-	}
-	if c.op == PostObject {
+	// S3's order: authentication first, then what the request addresses.
+	// A request route refuses is still answered only after its signature
+	// (neither step reaches the backend), so a SigV2 presigned URL gets
+	// S3's 400 InvalidRequest, not 501 for its parameters.
+	routeErr := p.route(c)
+	if routeErr == nil && c.op == PostObject {
 		// A browser upload authenticates with its form, not its request.
 		p.servePostObject(c)
 		return
@@ -194,6 +195,10 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	// when the answer needed none of it, such as a fail-fast 412.
 	c.auth = auth
 	c.info.set(func(i *requestInfo) { i.accessKeyID = auth.AccessKeyID })
+	if routeErr != nil {
+		p.fail(c, routeErr)
+		return
+	}
 	if err := p.authorise(c); err != nil {
 		p.fail(c, err)
 		return

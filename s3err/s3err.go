@@ -38,6 +38,7 @@ const (
 	InvalidURI                        Code = "InvalidURI"
 	KeyTooLongError                   Code = "KeyTooLongError"
 	MalformedPOSTRequest              Code = "MalformedPOSTRequest"
+	MalformedTrailerError             Code = "MalformedTrailerError"
 	MalformedXML                      Code = "MalformedXML"
 	MaxPostPreDataLengthExceeded      Code = "MaxPostPreDataLengthExceededError"
 	MethodNotAllowed                  Code = "MethodNotAllowed"
@@ -61,10 +62,13 @@ type entry struct {
 	message string
 }
 
-// table holds S3's status and default message per code.
+// table holds S3's status and default message per code: Amazon S3's own
+// words, full stops included, as its error responses carry them (the list
+// in the S3 API reference, "Error responses"). BadGateway is s3cond's own:
+// S3 has no code for a store behind it.
 var table = map[Code]entry{
 	AccessDenied:                      {http.StatusForbidden, "Access Denied"},
-	AuthorizationHeaderMalformed:      {http.StatusBadRequest, "The authorization header is malformed."},
+	AuthorizationHeaderMalformed:      {http.StatusBadRequest, "The authorization header you provided is invalid."},
 	AuthorizationQueryParametersError: {http.StatusBadRequest, "Error parsing the X-Amz-Credential parameter."},
 	BadDigest:                         {http.StatusBadRequest, "The Content-MD5 you specified did not match what we received."},
 	BadGateway:                        {http.StatusBadGateway, "The backend storage could not be reached."},
@@ -84,6 +88,7 @@ var table = map[Code]entry{
 	KeyTooLongError:                   {http.StatusBadRequest, "Your key is too long."},
 	MalformedPOSTRequest:              {http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
 	MaxPostPreDataLengthExceeded:      {http.StatusBadRequest, "Your POST request fields preceding the upload file were too large."},
+	MalformedTrailerError:             {http.StatusBadRequest, "The request contained trailing data that was not well-formed or did not conform to our published schema."},
 	MalformedXML:                      {http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema."},
 	MethodNotAllowed:                  {http.StatusMethodNotAllowed, "The specified method is not allowed against this resource."},
 	MissingContentLength:              {http.StatusLengthRequired, "You must provide the Content-Length HTTP header."},
@@ -96,7 +101,7 @@ var table = map[Code]entry{
 	RequestHeaderSectionTooLarge:      {http.StatusBadRequest, "Your request header section exceeds the maximum allowed size."},
 	RequestTimeout:                    {http.StatusBadRequest, "Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed."},
 	RequestTimeTooSkewed:              {http.StatusForbidden, "The difference between the request time and the current time is too large."},
-	ServiceUnavailable:                {http.StatusServiceUnavailable, "Please reduce your request rate."},
+	ServiceUnavailable:                {http.StatusServiceUnavailable, "Reduce your request rate."},
 	SignatureDoesNotMatch:             {http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
 	XAmzContentSHA256Mismatch:         {http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
 }

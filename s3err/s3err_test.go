@@ -76,3 +76,33 @@ func TestAsWrapsForeignErrors(t *testing.T) {
 		t.Fatal("the cause leaked into the client's document")
 	}
 }
+
+// TestMessagesAreS3s pins the default messages to Amazon S3's words, as its
+// error responses carry them: clients and test suites compare them
+// verbatim, full stops and capitals included ("Content-MD5", not
+// "Content-Md5"; "Access Denied" without a full stop).
+func TestMessagesAreS3s(t *testing.T) {
+	cases := map[Code]string{
+		AccessDenied:          "Access Denied",
+		BadDigest:             "The Content-MD5 you specified did not match what we received.",
+		InvalidDigest:         "The Content-MD5 you specified is not valid.",
+		InvalidAccessKeyID:    "The AWS Access Key Id you provided does not exist in our records.",
+		IncompleteBody:        "You did not provide the number of bytes specified by the Content-Length HTTP header.",
+		MalformedTrailerError: "The request contained trailing data that was not well-formed or did not conform to our published schema.",
+		MissingContentLength:  "You must provide the Content-Length HTTP header.",
+		NoSuchUpload:          "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.",
+		NotImplemented:        "A header you provided implies functionality that is not implemented.",
+		PreconditionFailed:    "At least one of the pre-conditions you specified did not hold",
+		RequestTimeTooSkewed:  "The difference between the request time and the current time is too large.",
+		ServiceUnavailable:    "Reduce your request rate.",
+		SignatureDoesNotMatch: "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+	}
+	for code, want := range cases {
+		if got := New(code).Message; got != want {
+			t.Errorf("%s: message %q, want %q", code, got, want)
+		}
+	}
+	if got := New(MalformedTrailerError).Status(); got != http.StatusBadRequest {
+		t.Errorf("MalformedTrailerError: status %d, want 400", got)
+	}
+}

@@ -41,13 +41,32 @@ type presignFields struct {
 
 const credentialFormatHint = `the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".`
 
-// errUnsupportedAuthMechanism answers any Authorization scheme other than
-// AWS4-HMAC-SHA256 (SigV2 "AWS AK:sig", SigV4a "AWS4-ECDSA-P256-SHA256", ...).
-// S3 answers SigV2 in regions launched after 2014 with this 400 InvalidRequest,
-// and s3cond supports neither SigV2 nor SigV4a; a 400 tells the client plainly
-// to sign differently, where a 501 would suggest retrying elsewhere.
+// signatureV2Scheme is the Authorization scheme of AWS signature version 2.
+const signatureV2Scheme = "AWS"
+
+// errUnsupportedAuthMechanism answers SigV2 ("AWS AK:sig", or a SigV2
+// presigned URL): S3 answers it in regions launched after 2014 with this 400
+// InvalidRequest, and s3cond supports no SigV2. A 400 tells the client
+// plainly to sign differently, where a 501 would suggest retrying elsewhere.
 func errUnsupportedAuthMechanism() *s3err.Error {
 	return s3err.Newf(s3err.InvalidRequest, "The authorization mechanism you have provided is not supported. Please use %s.", signingAlgorithm)
+}
+
+// errUnsupportedAuthType answers an Authorization scheme S3 does not know
+// at all (or SigV4a, "AWS4-ECDSA-P256-SHA256", which s3cond does not
+// verify), as S3 does: 400 InvalidArgument naming the scheme.
+func errUnsupportedAuthType(scheme string) *s3err.Error {
+	return s3err.Newf(s3err.InvalidArgument, "Unsupported Authorization Type").
+		With("ArgumentName", headerAuthorization).
+		With("ArgumentValue", scheme)
+}
+
+// errAuthHeaderWithoutSpace answers an Authorization header that is one
+// word: S3 cannot even tell its scheme.
+func errAuthHeaderWithoutSpace(value string) *s3err.Error {
+	return s3err.Newf(s3err.InvalidArgument, "Authorization header is invalid -- one and only one ' ' (space) required.").
+		With("ArgumentName", headerAuthorization).
+		With("ArgumentValue", value)
 }
 
 func headerMalformed(detail string) *s3err.Error {
@@ -58,29 +77,41 @@ func queryParamsError(message string) *s3err.Error {
 	return s3err.Newf(s3err.AuthorizationQueryParametersError, "%s", message)
 }
 
+func malformedComponent(component string) *s3err.Error {
+	return headerMalformed("the authorization component \"" + component + "\" is malformed.")
+}
+
 // parseAuthorization parses an AWS4-HMAC-SHA256 Authorization header value.
 // Like S3 it accepts the three components in any order, separated by commas
-// with optional spaces around them.
+// with optional spaces around them. Its errors are S3's, in S3's order: the
+// scheme, then each component's shape, then the one that is missing.
 func parseAuthorization(value string) (authFields, *s3err.Error) {
-	scheme, rest, _ := strings.Cut(strings.TrimLeft(value, " "), " ")
-	if scheme != signingAlgorithm {
+	scheme, rest, found := strings.Cut(strings.TrimLeft(value, " "), " ")
+	switch {
+	case !found:
+		return authFields{}, errAuthHeaderWithoutSpace(value)
+	case scheme == signatureV2Scheme:
 		return authFields{}, errUnsupportedAuthMechanism()
+	case scheme != signingAlgorithm:
+		return authFields{}, errUnsupportedAuthType(scheme)
 	}
 	var fields authFields
 	var haveCredential, haveSignedHeaders, haveSignature bool
+	components := 0
 	for component := range strings.SplitSeq(rest, ",") {
 		component = strings.TrimSpace(component)
 		if component == "" {
 			continue
 		}
+		components++
 		name, val, found := strings.Cut(component, "=")
 		if !found {
-			return authFields{}, headerMalformed("the authorization component \"" + component + "\" is malformed.")
+			return authFields{}, malformedComponent(component)
 		}
 		switch name {
 		case "Credential":
 			if haveCredential {
-				return authFields{}, headerMalformed("the authorization component \"" + component + "\" is malformed.")
+				return authFields{}, malformedComponent(component)
 			}
 			cred, ok := parseCredential(val)
 			if !ok {
@@ -89,23 +120,29 @@ func parseAuthorization(value string) (authFields, *s3err.Error) {
 			fields.credential, haveCredential = cred, true
 		case "SignedHeaders":
 			if haveSignedHeaders {
-				return authFields{}, headerMalformed("the authorization component \"" + component + "\" is malformed.")
+				return authFields{}, malformedComponent(component)
 			}
 			fields.signedHeaders, fields.headerNames = val, splitSignedHeaders(val)
 			haveSignedHeaders = true
 		case "Signature":
 			if haveSignature {
-				return authFields{}, headerMalformed("the authorization component \"" + component + "\" is malformed.")
+				return authFields{}, malformedComponent(component)
 			}
 			fields.signature, haveSignature = val, true
-		default:
-			return authFields{}, headerMalformed("the authorization component \"" + component + "\" is malformed.")
 		}
+		// Any other name stands where a required component should: the
+		// missing one is named below.
 	}
-	if !haveCredential || !haveSignedHeaders || !haveSignature {
+	switch {
+	case components < 3:
 		return authFields{}, headerMalformed("the authorization header requires three components: Credential, SignedHeaders, and Signature.")
-	}
-	if len(fields.headerNames) == 0 || fields.signature == "" {
+	case !haveCredential:
+		return authFields{}, headerMalformed("missing Credential.")
+	case !haveSignedHeaders || len(fields.headerNames) == 0:
+		return authFields{}, headerMalformed("missing SignedHeaders.")
+	case !haveSignature || fields.signature == "":
+		return authFields{}, headerMalformed("missing Signature.")
+	case components > 3:
 		return authFields{}, headerMalformed("the authorization header requires three components: Credential, SignedHeaders, and Signature.")
 	}
 	return fields, nil
@@ -201,7 +238,7 @@ func parsePresignQuery(query url.Values) (presignFields, *s3err.Error) {
 		// S3 documents 1..604800; a URL valid for no time at all is a client bug.
 		return presignFields{}, queryParamsError("X-Amz-Expires must be at least 1 second")
 	case seconds > maxPresignExpiresSeconds:
-		return presignFields{}, queryParamsError("X-Amz-Expires must be less than a week (in seconds) that is 604800")
+		return presignFields{}, queryParamsError("X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds")
 	}
 	fields.expires = time.Duration(seconds) * time.Second
 	return fields, nil

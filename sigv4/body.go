@@ -229,7 +229,8 @@ func declaredTrailer(header http.Header, mode PayloadMode) (*checksumAlgorithm, 
 }
 
 // decodedContentLength reads x-amz-decoded-content-length, which S3 requires
-// for every aws-chunked upload (411 MissingContentLength without it).
+// for every aws-chunked upload: 411 MissingContentLength without it, and
+// without a length it can read (S3 answers an unreadable value the same).
 func decodedContentLength(header http.Header) (int64, error) {
 	raw := strings.TrimSpace(header.Get("X-Amz-Decoded-Content-Length"))
 	if raw == "" {
@@ -237,8 +238,7 @@ func decodedContentLength(header http.Header) (int64, error) {
 	}
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || n < 0 || raw[0] == '+' {
-		return 0, s3err.Newf(s3err.InvalidArgument, "x-amz-decoded-content-length is not a valid length.").
-			With("ArgumentName", "x-amz-decoded-content-length").With("ArgumentValue", raw)
+		return 0, s3err.Wrap(s3err.MissingContentLength, errors.New("x-amz-decoded-content-length "+strconv.Quote(raw)+" is not a length"))
 	}
 	return n, nil
 }

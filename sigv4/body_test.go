@@ -188,8 +188,8 @@ func TestStreamingHeaderProblems(t *testing.T) {
 		want   s3err.Code
 	}{
 		{"missing decoded length", PayloadStreamingUnsignedTrailer, http.Header{}, nil, s3err.MissingContentLength},
-		{"negative decoded length", PayloadStreamingUnsignedTrailer, http.Header{"X-Amz-Decoded-Content-Length": {"-1"}}, nil, s3err.InvalidArgument},
-		{"non-numeric decoded length", PayloadStreamingUnsignedTrailer, http.Header{"X-Amz-Decoded-Content-Length": {"ten"}}, nil, s3err.InvalidArgument},
+		{"negative decoded length", PayloadStreamingUnsignedTrailer, http.Header{"X-Amz-Decoded-Content-Length": {"-1"}}, nil, s3err.MissingContentLength},
+		{"non-numeric decoded length", PayloadStreamingUnsignedTrailer, http.Header{"X-Amz-Decoded-Content-Length": {"ten"}}, nil, s3err.MissingContentLength},
 		{"signed without chunk signing", PayloadStreamingSigned, http.Header{"X-Amz-Decoded-Content-Length": {"1"}}, nil, s3err.InternalError},
 	}
 	for _, tc := range cases {

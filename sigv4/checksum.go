@@ -103,8 +103,10 @@ func (a *checksumAlgorithm) mismatchError() *s3err.Error {
 }
 
 // headerChecksum finds the single x-amz-checksum-* header of a request.
-// S3 refuses more than one with the message used below.
+// S3 refuses more than one with the message used below, before it looks at
+// any value: two headers are refused as two even when one does not decode.
 func headerChecksum(h http.Header) (alg *checksumAlgorithm, digest []byte, value string, err error) {
+	var raw string
 	for i := range checksumAlgorithms {
 		candidate := &checksumAlgorithms[i]
 		values := h[candidate.canonicalHeader]
@@ -114,13 +116,16 @@ func headerChecksum(h http.Header) (alg *checksumAlgorithm, digest []byte, value
 		if alg != nil || len(values) > 1 {
 			return nil, nil, "", errMultipleChecksums()
 		}
-		decoded, ok := candidate.decodeChecksum(values[0])
-		if !ok {
-			return nil, nil, "", candidate.invalidValueError("header")
-		}
-		alg, digest, value = candidate, decoded, strings.TrimSpace(values[0])
+		alg, raw = candidate, values[0]
 	}
-	return alg, digest, value, nil
+	if alg == nil {
+		return nil, nil, "", nil
+	}
+	decoded, ok := alg.decodeChecksum(raw)
+	if !ok {
+		return nil, nil, "", alg.invalidValueError("header")
+	}
+	return alg, decoded, strings.TrimSpace(raw), nil
 }
 
 func errMultipleChecksums() *s3err.Error {

@@ -186,6 +186,10 @@ func TestChecksumHeaderProblems(t *testing.T) {
 			"Value for x-amz-checksum-sha256 header is invalid."},
 		{"two algorithms", PayloadUnsigned, http.Header{"X-Amz-Checksum-Crc32": {crc}, "X-Amz-Checksum-Crc32c": {crc}}, s3err.InvalidRequest,
 			"Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed."},
+		// The count is checked before the values: a crc32 that does not
+		// decode still counts as one of two checksum headers.
+		{"two algorithms, one malformed", PayloadUnsigned, http.Header{"X-Amz-Checksum-Crc32": {"AAAA"}, "X-Amz-Checksum-Crc32c": {crc}}, s3err.InvalidRequest,
+			"Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed."},
 		{"header and trailer", PayloadStreamingUnsignedTrailer, http.Header{"X-Amz-Checksum-Crc32": {crc}, "X-Amz-Trailer": {"x-amz-checksum-crc32c"}, "X-Amz-Decoded-Content-Length": {"1"}},
 			s3err.InvalidRequest, "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed."},
 		{"unsupported trailer", PayloadStreamingUnsignedTrailer, http.Header{"X-Amz-Trailer": {"x-amz-meta-foo"}, "X-Amz-Decoded-Content-Length": {"1"}},

@@ -380,11 +380,8 @@ func signatureMismatch(reason string) *s3err.Error {
 	return s3err.Wrap(s3err.SignatureDoesNotMatch, errors.New(reason))
 }
 
-// malformedTrailer uses S3's MalformedTrailerError wording; that code is not
-// in s3cond's table, so it goes out as the nearest one S3 also uses for bad
-// requests, 400 InvalidRequest.
+// malformedTrailer is S3's 400 MalformedTrailerError: trailing headers that
+// are not well-formed, or not the ones x-amz-trailer declared.
 func malformedTrailer(reason string) *s3err.Error {
-	e := s3err.Newf(s3err.InvalidRequest, "The request contained trailing data that was not well-formed or did not conform to our published schema.")
-	e.Cause = errors.New(reason)
-	return e
+	return s3err.Wrap(s3err.MalformedTrailerError, errors.New(reason))
 }

@@ -68,15 +68,15 @@ func TestChunkedDecoderEdgeCases(t *testing.T) {
 		{name: "extra bytes after end", encoded: "5\r\nhello\r\n0\r\n\r\nmore", decodedLength: 5, want: s3err.IncompleteBody},
 		{name: "decoded length larger than data", encoded: "5\r\nhello\r\n0\r\n\r\n", decodedLength: 6, want: s3err.IncompleteBody},
 		{name: "decoded length smaller than data", encoded: "5\r\nhello\r\n0\r\n\r\n", decodedLength: 4, want: s3err.IncompleteBody},
-		{name: "declared trailer missing", encoded: "5\r\nhello\r\n0\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.InvalidRequest},
-		{name: "undeclared trailer", encoded: "5\r\nhello\r\n0\r\nx-amz-meta-a:b\r\n\r\n", decodedLength: 5, want: s3err.InvalidRequest},
-		{name: "other trailer than declared", encoded: "5\r\nhello\r\n0\r\nx-amz-checksum-sha1:" + hexToBase64(t, "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d") + "\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.InvalidRequest},
-		{name: "repeated trailer", encoded: "5\r\nhello\r\n0\r\n" + helloCRC + "\r\n" + helloCRC + "\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.InvalidRequest},
-		{name: "trailer without colon", encoded: "5\r\nhello\r\n0\r\nx-amz-checksum-crc32\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.InvalidRequest},
+		{name: "declared trailer missing", encoded: "5\r\nhello\r\n0\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.MalformedTrailerError},
+		{name: "undeclared trailer", encoded: "5\r\nhello\r\n0\r\nx-amz-meta-a:b\r\n\r\n", decodedLength: 5, want: s3err.MalformedTrailerError},
+		{name: "other trailer than declared", encoded: "5\r\nhello\r\n0\r\nx-amz-checksum-sha1:" + hexToBase64(t, "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d") + "\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.MalformedTrailerError},
+		{name: "repeated trailer", encoded: "5\r\nhello\r\n0\r\n" + helloCRC + "\r\n" + helloCRC + "\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.MalformedTrailerError},
+		{name: "trailer without colon", encoded: "5\r\nhello\r\n0\r\nx-amz-checksum-crc32\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.MalformedTrailerError},
 		{name: "malformed trailer value", encoded: "5\r\nhello\r\n0\r\nx-amz-checksum-crc32:AAAA\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.InvalidRequest,
 			message: "Value for x-amz-checksum-crc32 trailing header is invalid."},
-		{name: "trailer signature on unsigned body", encoded: "5\r\nhello\r\n0\r\n" + helloCRC + "\r\nx-amz-trailer-signature:" + strings.Repeat("0", 64) + "\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.InvalidRequest},
-		{name: "too many trailer lines", encoded: "0\r\n" + strings.Repeat("a:b\r\n", maxTrailerLines+1) + "\r\n", want: s3err.InvalidRequest},
+		{name: "trailer signature on unsigned body", encoded: "5\r\nhello\r\n0\r\n" + helloCRC + "\r\nx-amz-trailer-signature:" + strings.Repeat("0", 64) + "\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.MalformedTrailerError},
+		{name: "too many trailer lines", encoded: "0\r\n" + strings.Repeat("a:b\r\n", maxTrailerLines+1) + "\r\n", want: s3err.MalformedTrailerError},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -135,7 +135,7 @@ func TestSignedStreamFramingProblems(t *testing.T) {
 		{"missing final CRLF", missingFinalCRLF, ""},
 		{"no chunk signature", noSignature, s3err.SignatureDoesNotMatch},
 		{"repeated chunk signature", repeated, s3err.SignatureDoesNotMatch},
-		{"trailer in non-trailer mode", trailerInPlainMode, s3err.InvalidRequest},
+		{"trailer in non-trailer mode", trailerInPlainMode, s3err.MalformedTrailerError},
 		{"extra bytes", append(bytes.Clone(good), 'x'), s3err.IncompleteBody},
 		{"truncated", good[:len(good)-30], s3err.IncompleteBody},
 	}

@@ -153,7 +153,7 @@ func (v *Verifier) postScope(credential, rawDate string) (credentialScope, *s3er
 			With("ArgumentName", postFieldDate).
 			With("ArgumentValue", rawDate)
 	}
-	if perr := v.checkScope(scope, amzDate, invalid); perr != nil {
+	if perr := v.checkScope(scope, amzDate, invalid, presignDateMismatch); perr != nil {
 		return credentialScope{}, perr
 	}
 	return scope, nil

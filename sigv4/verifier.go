@@ -149,7 +149,7 @@ func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Req
 	if perr != nil {
 		return nil, perr
 	}
-	if perr := v.checkScope(fields.credential, amzDate, headerMalformed); perr != nil {
+	if perr := v.checkScope(fields.credential, amzDate, headerMalformed, headerDateMismatch); perr != nil {
 		return nil, perr
 	}
 	secret, ok := v.Credentials.Secret(fields.credential.accessKeyID)
@@ -192,7 +192,7 @@ func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (
 	credentialError := func(detail string) *s3err.Error {
 		return queryParamsError("Error parsing the X-Amz-Credential parameter; " + detail)
 	}
-	if perr := v.checkScope(fields.credential, fields.amzDate, credentialError); perr != nil {
+	if perr := v.checkScope(fields.credential, fields.amzDate, credentialError, presignDateMismatch); perr != nil {
 		return nil, perr
 	}
 	secret, ok := v.Credentials.Secret(fields.credential.accessKeyID)
@@ -294,22 +294,40 @@ func completesMultipartUpload(r *http.Request) bool {
 
 // checkScope compares the credential scope with the request date and the
 // verifier's configuration; malformed builds the error in the style of the
-// authentication form (header or query).
-func (v *Verifier) checkScope(c credentialScope, amzDate time.Time, malformed func(string) *s3err.Error) *s3err.Error {
-	var day [len(scopeDateLayout)]byte
-	if want := amzDate.UTC().AppendFormat(day[:0], scopeDateLayout); c.date != string(want) {
-		return malformed(`Invalid credential date "` + c.date + `". This date is not the same as X-Amz-Date: "` + string(want) + `".`)
-	}
-	if v.Region != "" && c.region != v.Region {
-		return malformed("the region '"+c.region+"' is wrong; expecting '"+v.Region+"'").With("Region", v.Region)
-	}
+// authentication form (header or query), and dateMismatch is that form's
+// words for a scope date other than the request's. The order is S3's: the
+// scope's own shape (service, terminator, date format) before its agreement
+// with the request (date, region).
+func (v *Verifier) checkScope(c credentialScope, amzDate time.Time, malformed func(string) *s3err.Error, dateMismatch func(scopeDate, requestDate string) string) *s3err.Error {
 	if service := v.signingService(); c.service != service {
 		return malformed(`incorrect service "` + c.service + `". This endpoint belongs to "` + service + `".`)
 	}
 	if c.terminator != scopeTerminator {
 		return malformed(`incorrect terminal "` + c.terminator + `". This endpoint uses "` + scopeTerminator + `".`)
 	}
+	// The request's day formatted on the stack: no allocation when it matches.
+	var day [len(scopeDateLayout)]byte
+	if want := amzDate.UTC().AppendFormat(day[:0], scopeDateLayout); c.date != string(want) {
+		if _, err := time.Parse(scopeDateLayout, c.date); err != nil || len(c.date) != len(scopeDateLayout) {
+			return malformed(`incorrect date format "` + c.date + `". This date in the credential must be in the format "yyyyMMdd".`)
+		}
+		return malformed(dateMismatch(c.date, string(want)))
+	}
+	if v.Region != "" && c.region != v.Region {
+		return malformed("the region '"+c.region+"' is wrong; expecting '"+v.Region+"'").With("Region", v.Region)
+	}
 	return nil
+}
+
+// headerDateMismatch is S3's text for an Authorization header whose scope
+// date is not the request's.
+func headerDateMismatch(string, string) string {
+	return "Invalid credential date. Date is not the same as X-Amz-Date."
+}
+
+// presignDateMismatch is the presigned-URL form, which names both dates.
+func presignDateMismatch(scopeDate, requestDate string) string {
+	return `Invalid credential date "` + scopeDate + `". This date is not the same as X-Amz-Date: "` + requestDate + `".`
 }
 
 // requireSignedHost rejects signatures that do not cover Host: without it a
