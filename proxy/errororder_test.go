@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,5 +71,38 @@ func TestAuthenticationErrorsComeBeforeRoutingErrors(t *testing.T) {
 	}
 	if status, code := send(req); status != http.StatusNotImplemented || code != "NotImplemented" {
 		t.Errorf("signed request for an unknown subresource: %d %s, want 501 NotImplemented", status, code)
+	}
+}
+
+// S3 takes an aws-chunked body (STREAMING-*) only on PutObject and
+// UploadPart. Through s3cond, which decodes such a body, any other operation
+// would reach the store as a plain request; it is refused as S3 refuses it.
+func TestStreamingPayloadOnlyOnUploads(t *testing.T) {
+	f := newFixture(t, false)
+	chunked := "5\r\nabcde\r\n0\r\n\r\n"
+	send := func(path string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPut, f.proxyURL+path, strings.NewReader(chunked))
+		req.Header.Set("X-Amz-Content-Sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
+		req.Header.Set("X-Amz-Decoded-Content-Length", "5")
+		req.Header.Set("Content-Encoding", "aws-chunked")
+		creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
+		if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "STREAMING-UNSIGNED-PAYLOAD-TRAILER", "s3", "us-east-1", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			resp.Body.Close()
+			return resp.StatusCode, ""
+		}
+		return s3ErrorDocument(t, resp)
+	}
+	if status, code := send("/" + bucketName + "?tagging"); status != http.StatusBadRequest || code != "InvalidRequest" {
+		t.Errorf("PutBucketTagging with an aws-chunked body: %d %s, want 400 InvalidRequest", status, code)
+	}
+	if status, code := send("/" + bucketName + "/chunked-object"); status != http.StatusOK {
+		t.Errorf("PutObject with an aws-chunked body: %d %s, want 200", status, code)
 	}
 }

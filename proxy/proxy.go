@@ -207,6 +207,12 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.fail(c, err)
 		return
 	}
+	// An aws-chunked body is an upload's: S3 refuses it on every other
+	// operation (s3cond would otherwise decode it and forward a plain body).
+	if auth.Mode.Streaming() && c.op != PutObject && c.op != UploadPart {
+		p.fail(c, s3err.Newf(s3err.InvalidRequest, "The value of x-amz-content-sha256 header is invalid."))
+		return
+	}
 
 	if (c.op == PutObject || c.op == UploadPart) && auth.Body.Length() > maxSinglePut {
 		p.fail(c, s3err.New(s3err.EntityTooLarge).With("ProposedSize", strconv.FormatInt(auth.Body.Length(), 10)).

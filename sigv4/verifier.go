@@ -53,6 +53,12 @@ func (m PayloadMode) isSignedStreaming() bool {
 	return m == PayloadStreamingSigned || m == PayloadStreamingSignedTrailer
 }
 
+// Streaming reports whether the body is aws-chunked (any STREAMING-* mode),
+// which S3 accepts only on PutObject and UploadPart.
+func (m PayloadMode) Streaming() bool {
+	return m == PayloadStreamingSigned || m == PayloadStreamingSignedTrailer || m == PayloadStreamingUnsignedTrailer
+}
+
 // defaultMaxSkew is S3's tolerance between a request's date and the server clock.
 const defaultMaxSkew = 15 * time.Minute
 
