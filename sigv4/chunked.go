@@ -276,6 +276,11 @@ func (d *chunkedDecoder) readTrailerSection() (closed bool, err error) {
 		d.trailers = append(d.trailers, field)
 	}
 	if d.chain != nil && d.allowTrailers {
+		if !sawSignature && len(d.trailers) == 0 {
+			// Nothing at all where the trailer belongs: S3 calls the
+			// trailing data malformed before it looks for a signature.
+			return false, malformedTrailer("aws-chunked trailer section is empty")
+		}
 		if !sawSignature {
 			return false, signatureMismatch("aws-chunked trailer lacks x-amz-trailer-signature")
 		}

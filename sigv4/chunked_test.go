@@ -168,6 +168,16 @@ func TestSignedTrailerWithoutTrailerSignature(t *testing.T) {
 	requireCode(t, err, s3err.SignatureDoesNotMatch)
 }
 
+// A signed-trailer body that declared a trailer (x-amz-trailer) and ends
+// with an empty trailer section has malformed trailing data, as S3 says,
+// before any question of its trailer signature.
+func TestSignedTrailerSectionMissing(t *testing.T) {
+	payload := []byte("data")
+	encoded := encodeStream(payload, streamOptions{chunkSize: 4, signer: newTestChunkSigner(exampleSigning(t))})
+	_, err := readBody(t, newSignedTrailerBody(t, encoded, len(payload)), 16)
+	requireCode(t, err, s3err.MalformedTrailerError)
+}
+
 func TestEncodedLengthMustMatchContentLength(t *testing.T) {
 	encoded := "5\r\nhello\r\n0\r\n\r\n"
 	for _, contentLength := range []int64{int64(len(encoded)) + 1, int64(len(encoded)) - 1} {
