@@ -59,6 +59,10 @@ const (
 	CompleteMultipartUpload Operation = "CompleteMultipartUpload"
 	AbortMultipartUpload    Operation = "AbortMultipartUpload"
 	ListParts               Operation = "ListParts"
+	// PreflightRequest is a browser's CORS preflight (OPTIONS with Origin
+	// and Access-Control-Request-Method), the one call s3cond forwards
+	// unsigned: stripped to those headers (preflight.go).
+	PreflightRequest Operation = "PreflightRequest"
 	// Refused names a request that matched no row: it is answered 405 or
 	// 501 by s3cond and counted under this name in the metrics.
 	Refused Operation = "Refused"
@@ -79,6 +83,9 @@ var coreOperations = []opRule{
 	{bucketLevel, http.MethodGet, "uploads", ListMultipartUploads, false},
 	{bucketLevel, http.MethodPost, "delete", DeleteObjects, true},
 	{bucketLevel, http.MethodPost, "", PostObject, true},
+	// A preflight's query string is the actual request's; classify ignores
+	// its subresource, and none of it is forwarded.
+	{bucketLevel, http.MethodOptions, "", PreflightRequest, false},
 
 	{objectLevel, http.MethodGet, "", GetObject, false},
 	{objectLevel, http.MethodHead, "", HeadObject, false},
@@ -92,6 +99,7 @@ var coreOperations = []opRule{
 	{objectLevel, http.MethodPost, "restore", "RestoreObject", true},
 	// SelectObjectContent is a POST that only reads the object.
 	{objectLevel, http.MethodPost, "select", "SelectObjectContent", false},
+	{objectLevel, http.MethodOptions, "", PreflightRequest, false},
 }
 
 // verbs says which of Get<Name>, Put<Name> and Delete<Name> S3 has for a
@@ -174,9 +182,11 @@ var ordinaryParameters = newParameterSet(
 // neither as the client's name nor as the store's.
 var reservedBuckets = map[string]bool{"minio": true, ".minio.sys": true, "admin": true}
 
-// s3Methods are the HTTP methods of the S3 API; any other method is 405.
+// s3Methods are the HTTP methods of the S3 API (OPTIONS for CORS
+// preflights); any other method is 405.
 var s3Methods = map[string]bool{
 	http.MethodGet: true, http.MethodHead: true, http.MethodPut: true, http.MethodPost: true, http.MethodDelete: true,
+	http.MethodOptions: true,
 }
 
 func newParameterSet(names ...string) map[string]bool {

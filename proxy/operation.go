@@ -78,7 +78,8 @@ func buildOperationTable() operationTable {
 // classify names the operation of a request on t, or returns S3's answer
 // for a request that is no S3 operation s3cond forwards: 405
 // MethodNotAllowed for a method S3 does not have, 501 NotImplemented for an
-// unknown subresource, query parameter or method on that resource.
+// unknown subresource, query parameter or method on that resource, 400
+// BadRequest for an OPTIONS that is no CORS preflight.
 func classify(method string, t target, q url.Values, h http.Header) (Operation, error) {
 	level, err := pathLevelOf(t)
 	if err != nil {
@@ -91,6 +92,11 @@ func classify(method string, t target, q url.Values, h http.Header) (Operation, 
 	if err != nil {
 		return Refused, err
 	}
+	if method == http.MethodOptions {
+		// A preflight goes to the actual request's URL, subresource and
+		// all; it asks about the bucket's CORS rules whatever the call.
+		sub = ""
+	}
 	op, ok := allowList.rules[ruleKey{level, method, sub}]
 	if !ok {
 		what := "the " + strings.ToLower(level.resourceType())
@@ -98,6 +104,12 @@ func classify(method string, t target, q url.Values, h http.Header) (Operation, 
 			what = "the " + sub + " subresource of " + what
 		}
 		return Refused, s3err.Newf(s3err.NotImplemented, "s3cond does not forward %s on %s.", method, what)
+	}
+	if op == PreflightRequest {
+		if err := checkPreflightHeaders(h); err != nil {
+			return Refused, err
+		}
+		return op, nil
 	}
 	return refine(op, q, h)
 }

@@ -9,6 +9,7 @@
 //	  → serveS3: route (resolveTarget, classify against the allow-list of allowlist.go,
 //	    the Connection header check) → Authenticator.Verify → authorise
 //	  → conditional write?  serveConditional* (conditional.go): HEAD, lease, forward with a gated body
+//	  → OPTIONS (CORS preflight)?  servePreflight (preflight.go): unsigned, bare OPTIONS to the store
 //	  → PostObject (browser form upload)?  servePostObject (postobject.go): the form's signed policy, then a PutObject
 //	  → DeleteObjects with ETags?  serveDeleteObjects (deleteobjects.go)
 //	  → ListBuckets?  serveListBuckets (listbuckets.go): only the key's granted buckets
@@ -174,6 +175,12 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	// (neither step reaches the backend), so a SigV2 presigned URL gets
 	// S3's 400 InvalidRequest, not 501 for its parameters.
 	routeErr := p.route(c)
+	if r.Method == http.MethodOptions {
+		// A CORS preflight is never signed: browsers send it without
+		// credentials, so its route errors are the answer.
+		p.servePreflight(c, routeErr)
+		return
+	}
 	if routeErr == nil && c.op == PostObject {
 		// A browser upload authenticates with its form, not its request.
 		p.servePostObject(c)

@@ -11,6 +11,7 @@ import (
 
 func TestClassify(t *testing.T) {
 	copyHdr := http.Header{"X-Amz-Copy-Source": {"/b/k"}}
+	preflightHdr := http.Header{"Origin": {"https://a.example"}, "Access-Control-Request-Method": {"PUT"}}
 	cases := []struct {
 		method, bucket, key, query string
 		header                     http.Header
@@ -54,6 +55,10 @@ func TestClassify(t *testing.T) {
 		{"POST", "bkt", "k", "select&select-type=2", nil, "SelectObjectContent"},
 		{"GET", "bkt", "k", "uploadId=u&max-parts=2", nil, ListParts},
 		{"PUT", "bkt", "k", "X-Amz-Meta-Owner=me&X-Amz-Signature=s", nil, PutObject},
+		{"OPTIONS", "bkt", "", "", preflightHdr, PreflightRequest},
+		{"OPTIONS", "bkt", "k", "", preflightHdr, PreflightRequest},
+		// A preflight of a presigned UploadPart goes to its URL.
+		{"OPTIONS", "bkt", "k", "partNumber=1&uploadId=u&X-Amz-Signature=s", preflightHdr, PreflightRequest},
 	}
 	for _, c := range cases {
 		q, _ := url.ParseQuery(c.query)
@@ -73,6 +78,7 @@ func TestClassify(t *testing.T) {
 // the allow-list, each of these was forwarded, re-signed as the store.
 func TestClassifyRefuses(t *testing.T) {
 	copyHdr := http.Header{"X-Amz-Copy-Source": {"/b/k"}}
+	preflightHdr := http.Header{"Origin": {"https://a.example"}, "Access-Control-Request-Method": {"PUT"}}
 	cases := []struct {
 		method, bucket, key, query string
 		header                     http.Header
@@ -82,7 +88,11 @@ func TestClassifyRefuses(t *testing.T) {
 		{"PATCH", "create-user", "", "", nil, s3err.MethodNotAllowed},
 		{"PATCH", "list-users", "", "", nil, s3err.MethodNotAllowed},
 		{"PATCH", "bkt", "create", "", nil, s3err.MethodNotAllowed},
-		{"OPTIONS", "bkt", "k", "", nil, s3err.MethodNotAllowed},
+		// OPTIONS is only a CORS preflight, which names its origin and method.
+		{"OPTIONS", "bkt", "k", "", nil, s3err.BadRequest},
+		{"OPTIONS", "bkt", "", "", http.Header{"Origin": {"https://a.example"}}, s3err.BadRequest},
+		{"OPTIONS", "", "", "", preflightHdr, s3err.NotImplemented},
+		{"OPTIONS", "bkt", "k", "renameObject", preflightHdr, s3err.NotImplemented},
 		{"PROPFIND", "", "", "", nil, s3err.MethodNotAllowed},
 		// MinIO's and Ceph RGW's admin APIs look like object calls.
 		{"GET", "minio", "admin/v3/info", "", nil, s3err.InvalidBucketName},
@@ -137,7 +147,7 @@ func TestClassifyRefuses(t *testing.T) {
 func TestOperationWrites(t *testing.T) {
 	for op, want := range map[Operation]bool{
 		ListBuckets: false, GetObject: false, HeadObject: false, ListObjectsV2: false, "GetBucketPolicy": false,
-		"SelectObjectContent": false, Refused: false,
+		"SelectObjectContent": false, Refused: false, PreflightRequest: false,
 		PutObject: true, CopyObject: true, UploadPartCopy: true, DeleteObjects: true, "PutBucketPolicy": true,
 		"DeleteObjectTagging": true, "RestoreObject": true, "PutObjectAcl": true,
 	} {

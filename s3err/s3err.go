@@ -23,6 +23,7 @@ const (
 	AuthorizationQueryParametersError Code = "AuthorizationQueryParametersError"
 	BadDigest                         Code = "BadDigest"
 	BadGateway                        Code = "BadGateway"
+	BadRequest                        Code = "BadRequest"
 	ConditionalRequestConflict        Code = "ConditionalRequestConflict"
 	EntityTooLarge                    Code = "EntityTooLarge"
 	EntityTooSmall                    Code = "EntityTooSmall"
@@ -72,6 +73,7 @@ var table = map[Code]entry{
 	AuthorizationQueryParametersError: {http.StatusBadRequest, "Error parsing the X-Amz-Credential parameter."},
 	BadDigest:                         {http.StatusBadRequest, "The Content-MD5 you specified did not match what we received."},
 	BadGateway:                        {http.StatusBadGateway, "The backend storage could not be reached."},
+	BadRequest:                        {http.StatusBadRequest, "Bad Request"},
 	ConditionalRequestConflict:        {http.StatusConflict, "A conflicting conditional operation is currently in progress against this resource. Please try again."},
 	EntityTooLarge:                    {http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed object size."},
 	EntityTooSmall:                    {http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed object size."},

@@ -1,0 +1,138 @@
+package proxy
+
+import (
+	"io"
+	"net/http"
+	"net/textproto"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/s3cond/s3cond/s3err"
+)
+
+// CORS preflight. Before a cross-origin PUT or GET from a web page (a
+// presigned upload, say) a browser sends OPTIONS to the same URL with
+// Origin, Access-Control-Request-Method and Access-Control-Request-Headers,
+// and never with credentials. S3 answers it from the bucket's CORS
+// configuration: 200 with Access-Control-Allow-* headers, or 403. s3cond
+// has no CORS configuration of its own: it asks the store, which holds the
+// bucket's (PutBucketCors is forwarded like any bucket configuration).
+//
+// A preflight is the one request s3cond forwards without a client
+// signature, re-signed with the store's key, so it forwards as little as
+// S3 needs to answer it: OPTIONS on the bucket or object path, no query
+// string, no body, and of the client's headers only the three above, each
+// checked first. The store's answer comes back with only its CORS headers.
+
+// preflightRequestHeaders are the only client headers a preflight forwards.
+var preflightRequestHeaders = []string{"Origin", "Access-Control-Request-Method", "Access-Control-Request-Headers"}
+
+// corsMethods are the methods a CORS rule can allow (S3's AllowedMethod),
+// spelled as S3 requires them: in capitals.
+var corsMethods = map[string]bool{
+	http.MethodGet: true, http.MethodPut: true, http.MethodPost: true, http.MethodDelete: true, http.MethodHead: true,
+}
+
+// checkPreflightHeaders checks the headers of an OPTIONS request, with
+// S3's answers: 400 BadRequest when Origin or Access-Control-Request-Method
+// is missing or the method is none CORS knows, or a requested header name
+// is not an HTTP token.
+func checkPreflightHeaders(h http.Header) error {
+	origin := h.Values("Origin")
+	switch {
+	case len(origin) == 0 || origin[0] == "":
+		return s3err.Newf(s3err.BadRequest, "Insufficient information. Origin request header needed.")
+	case len(origin) > 1:
+		return s3err.Newf(s3err.BadRequest, "A CORS preflight request carries one Origin header.")
+	}
+	method := h.Values("Access-Control-Request-Method")
+	switch {
+	case len(method) == 0 || method[0] == "":
+		return s3err.Newf(s3err.BadRequest, "Invalid Access-Control-Request-Method: null")
+	case len(method) > 1 || !corsMethods[method[0]]:
+		return s3err.Newf(s3err.BadRequest, "Invalid Access-Control-Request-Method: %s", strings.Join(method, ","))
+	}
+	return checkRequestedHeaders(h.Values("Access-Control-Request-Headers"))
+}
+
+// checkRequestedHeaders accepts a comma-separated list of header names
+// (over one or more header lines), blanks around the commas allowed.
+func checkRequestedHeaders(values []string) error {
+	list := strings.Join(values, ",")
+	if textproto.TrimString(list) == "" {
+		return nil
+	}
+	for _, name := range strings.Split(list, ",") {
+		if !httpguts.ValidHeaderFieldName(textproto.TrimString(name)) {
+			return s3err.Newf(s3err.BadRequest, `Access-Control-Request-Headers "%s" contains invalid character.`, name)
+		}
+	}
+	return nil
+}
+
+// servePreflight answers an OPTIONS request, which route classified (or
+// refused: routeErr) without its being signed.
+func (p *Proxy) servePreflight(c *call, routeErr error) {
+	if routeErr != nil {
+		p.fail(c, routeErr)
+		return
+	}
+	if c.r.ContentLength != 0 || len(c.r.TransferEncoding) > 0 {
+		p.fail(c, s3err.Newf(s3err.InvalidRequest, "A CORS preflight request (OPTIONS) has no body."))
+		return
+	}
+	if err := c.backend.KeyPolicy.Check(c.target.Key); err != nil {
+		p.fail(c, err)
+		return
+	}
+	resp, err := c.backend.send(preflightRequest(c))
+	if err != nil {
+		p.fail(c, backendError(err))
+		return
+	}
+	defer resp.Body.Close()
+	resp.Header = corsResponseHeader(resp.Header)
+	if rewritesBackendBody(c, resp.StatusCode) {
+		// The store's 403 (no CORS rule matched), NoSuchBucket, ...: its
+		// error document, rewritten as for any other call.
+		p.relayRewritten(c, resp)
+		return
+	}
+	// S3's preflight answer has no body; whatever the store sent is not relayed.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBackendDocument))
+	copyResponseHeader(c.w.Header(), resp.Header, c.id)
+	c.w.Header().Set("Content-Length", "0")
+	c.w.WriteHeader(resp.StatusCode)
+}
+
+// preflightRequest is the backend request for a preflight: OPTIONS on the
+// store's path for the bucket and key, with no query, no body and only the
+// client's preflight headers.
+func preflightRequest(c *call) *http.Request {
+	u := c.backend.URL(c.target.Bucket, c.target.RawKey, "")
+	header := make(http.Header, len(preflightRequestHeaders)+3) // the re-signer adds three
+	for _, name := range preflightRequestHeaders {
+		if values := c.r.Header.Values(name); len(values) > 0 {
+			header[name] = append([]string(nil), values...)
+		}
+	}
+	return (&http.Request{
+		Method: http.MethodOptions, URL: u, Host: u.Host,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: header, Body: http.NoBody,
+	}).WithContext(c.r.Context())
+}
+
+// corsResponseHeader keeps of a store's preflight answer only the CORS
+// headers (Access-Control-*, Vary) and its request ID, which
+// copyResponseHeader moves aside for s3cond's.
+func corsResponseHeader(h http.Header) http.Header {
+	kept := make(http.Header, 8)
+	for name, values := range h {
+		if strings.HasPrefix(name, "Access-Control-") || name == "Vary" || name == "X-Amz-Request-Id" {
+			kept[name] = values
+		}
+	}
+	return kept
+}
