@@ -325,7 +325,7 @@ run_bench "${primary[@]}" --bucket s3cond-bench --workload "put-$rss_size:1,get-
 	--json "$work/rss.json" --markdown "$work/rss.md"
 
 echo "allocations per forwarded request: BenchmarkForward{Get,Put}4KiB" >&2
-(cd "$repo_root" && go test -run '^$' -bench 'BenchmarkForward(Get|Put)4KiB$' -benchmem -benchtime 2000x ./proxy) \
+(cd "$repo_root" && go test -run '^$' -bench 'BenchmarkForward(Get|Put)4KiB$' -benchmem -benchtime 20000x ./proxy) \
 	>"$work/allocs.txt"
 "$work/bin/s3cond-bench" targets --suite "$work/suite.json" --anchor "$work/nginx.json" --allocs "$work/allocs.txt" \
 	>"$work/targets.md"
