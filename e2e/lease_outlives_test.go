@@ -15,9 +15,10 @@ import (
 
 // outliveCopySize makes a CopyObject that takes versitygw (posix) about a
 // second on the test machine; outlivePartSize × outliveParts (512 MiB)
-// gives the assembly of a CompleteMultipartUpload over half a second. The
-// client hangs up 100 ms in. The tests log the direct durations and fail
-// if they drop under 300 ms, so a machine too fast for the window shows.
+// gives the assembly of a CompleteMultipartUpload 0.15 to 0.7 s. The
+// client hangs up a third of the direct duration in (at most 100 ms). The
+// tests log the direct durations and fail if they drop under 60 ms, so a
+// machine too fast for the window shows.
 const (
 	outliveCopySize = 240 << 20
 	outlivePartSize = 64 << 20
@@ -40,13 +41,13 @@ func TestClientHangUpMidCopyKeepsTheKey(t *testing.T) {
 		Body: NewPatternReader(7, outliveCopySize), ContentLength: aws.Int64(outliveCopySize)}); err != nil {
 		t.Fatalf("put source: %v", err)
 	}
-	logDirectDuration(t, "CopyObject of the source", func() error {
+	direct := logDirectDuration(t, "CopyObject of the source", func() error {
 		_, err := e.BackendClient().CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("outlive-copy"),
 			Key: aws.String("baseline"), CopySource: aws.String("outlive-copy/src")})
 		return err
 	})
 
-	hungUp := hangUpDuring(t, func(ctx context.Context) error {
+	hungUp := hangUpDuring(t, direct, func(ctx context.Context) error {
 		_, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("outlive-copy"), Key: aws.String("dst"),
 			CopySource: aws.String("outlive-copy/src"), IfNoneMatch: aws.String("*")})
 		return err
@@ -83,14 +84,14 @@ func TestClientHangUpMidCompleteKeepsTheKey(t *testing.T) {
 			MultipartUpload: &s3types.CompletedMultipartUpload{Parts: parts}}
 	}
 	baseline := upload(e.BackendClient(), "baseline")
-	logDirectDuration(t, "CompleteMultipartUpload", func() error {
+	direct := logDirectDuration(t, "CompleteMultipartUpload", func() error {
 		_, err := e.BackendClient().CompleteMultipartUpload(ctx, baseline)
 		return err
 	})
 
 	complete := upload(c, "dst")
 	complete.IfNoneMatch = aws.String("*")
-	hungUp := hangUpDuring(t, func(ctx context.Context) error {
+	hungUp := hangUpDuring(t, direct, func(ctx context.Context) error {
 		_, err := c.CompleteMultipartUpload(ctx, complete)
 		return err
 	})
@@ -98,7 +99,9 @@ func TestClientHangUpMidCompleteKeepsTheKey(t *testing.T) {
 	requireCreateRefused(t, e, "outlive-complete", "dst", outlivePartSize*outliveParts)
 }
 
-func logDirectDuration(t *testing.T, what string, run func() error) {
+// logDirectDuration times run, the write straight on versitygw, and returns
+// how long it took: the window a client has to hang up in mid-write.
+func logDirectDuration(t *testing.T, what string, run func() error) time.Duration {
 	t.Helper()
 	start := time.Now()
 	if err := run(); err != nil {
@@ -106,15 +109,16 @@ func logDirectDuration(t *testing.T, what string, run func() error) {
 	}
 	took := time.Since(start)
 	t.Logf("versitygw takes %s for the %s directly", took, what)
-	if took < 300*time.Millisecond {
+	if took < 60*time.Millisecond {
 		t.Errorf("the direct %s took only %s: too short a window for the client to hang up in; make the objects larger", what, took)
 	}
+	return took
 }
 
-// hangUpDuring runs write and hangs up (cancels its connection) 100 ms in,
-// while the backend works; the returned channel is closed once the client
-// has seen its request end.
-func hangUpDuring(t *testing.T, write func(ctx context.Context) error) <-chan struct{} {
+// hangUpDuring runs write and hangs up (cancels its connection) a third of
+// the direct duration in (at most 100 ms), while the backend works; the
+// returned channel is closed once the client has seen its request end.
+func hangUpDuring(t *testing.T, direct time.Duration, write func(ctx context.Context) error) <-chan struct{} {
 	t.Helper()
 	ctx, hangUp := context.WithCancel(t.Context())
 	done := make(chan struct{})
@@ -126,7 +130,7 @@ func hangUpDuring(t *testing.T, write func(ctx context.Context) error) <-chan st
 		case err := <-result:
 			t.Errorf("the write ended (%v) before its client hung up: the backend was too fast", err)
 			hangUp()
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(min(100*time.Millisecond, direct/3)):
 			hangUp()
 			if err := <-result; !errors.Is(err, context.Canceled) {
 				t.Errorf("hung-up write ended with %v, want the client's cancellation", err)
