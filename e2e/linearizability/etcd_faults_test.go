@@ -19,22 +19,7 @@ import (
 // writes answer 503 and recover once it is back.
 
 func TestEtcdLinearizableWhileProxiesAreKilled(t *testing.T) {
-	c := NewCluster(t, ClusterOptions{Proxies: 3, Etcd: testservers.StartEtcdCluster(t)})
-	w := Workload{Cluster: c, Keys: threeKeys, Clients: 8}
-	kills := 0
-	rec := record(t, w, recordingTime(t, 8*time.Second), func(ctx context.Context) {
-		for victim := 1; sleepCtx(ctx, 1500*time.Millisecond); victim = victim%2 + 1 {
-			// SIGKILL: leases it held stay in etcd until they expire.
-			c.KillAndRestart(t, victim, 500*time.Millisecond)
-			kills++
-		}
-	})
-	t.Logf("killed and restarted an s3cond process %d times", kills)
-	if kills == 0 {
-		t.Fatal("no process was killed")
-	}
-	requireProgress(t, rec, 10)
-	RequireLinearizable(t, rec)
+	linearizableWhileProxiesAreKilled(t, ClusterOptions{Proxies: 3, Etcd: testservers.StartEtcdCluster(t)})
 }
 
 func TestEtcdLinearizableWhileLeaderIsKilled(t *testing.T) {

@@ -12,12 +12,18 @@ import (
 var threeKeys = []string{"k1", "k2", "k3"}
 
 func TestLinearizableWhileProxiesAreKilled(t *testing.T) {
-	c := NewCluster(t, ClusterOptions{Proxies: 3, DynamoDB: true, Moto: sharedMoto(t), Table: uniqueTable()})
+	linearizableWhileProxiesAreKilled(t, ClusterOptions{Proxies: 3, DynamoDB: true, Moto: sharedMoto(t), Table: uniqueTable()})
+}
+
+// linearizableWhileProxiesAreKilled records 8 clients on three keys through
+// the cluster opts describes while one s3cond after another is SIGKILLed
+// (its leases stay in the lease store until they expire) and restarted.
+func linearizableWhileProxiesAreKilled(t *testing.T, opts ClusterOptions) {
+	c := NewCluster(t, opts)
 	w := Workload{Cluster: c, Keys: threeKeys, Clients: 8}
 	kills := 0
 	rec := record(t, w, recordingTime(t, 8*time.Second), func(ctx context.Context) {
 		for victim := 1; sleepCtx(ctx, 1500*time.Millisecond); victim = victim%2 + 1 {
-			// SIGKILL: leases it held stay in the table until they expire.
 			c.KillAndRestart(t, victim, 500*time.Millisecond)
 			kills++
 		}

@@ -81,7 +81,14 @@ func newS3Client(ctx context.Context, endpoint, caFile string) (*s3.Client, erro
 // upload manager. On failure Terraform then reads the holder's info
 // (lockInfo) to print "Lock Info: ..."; the caller does that.
 func (b *backend) lock(ctx context.Context, info lockInfo) error {
-	body, err := json.Marshal(info)
+	return b.uploadJSON(ctx, b.lockKey, info, aws.String("*"))
+}
+
+// uploadJSON puts v as JSON at key through the upload manager with a
+// SHA-256 checksum, as Terraform's S3 backend writes its lock and state
+// files; ifNoneMatch, if set, makes it a conditional create.
+func (b *backend) uploadJSON(ctx context.Context, key string, v any, ifNoneMatch *string) error {
+	body, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -90,8 +97,8 @@ func (b *backend) lock(ctx context.Context, info lockInfo) error {
 		ContentType:       aws.String("application/json"),
 		Body:              bytes.NewReader(body),
 		Bucket:            aws.String(b.bucket),
-		Key:               aws.String(b.lockKey),
-		IfNoneMatch:       aws.String("*"),
+		Key:               aws.String(key),
+		IfNoneMatch:       ifNoneMatch,
 		ChecksumAlgorithm: s3types.ChecksumAlgorithmSha256,
 	})
 	return err
@@ -156,20 +163,5 @@ func (b *backend) readState(ctx context.Context) (*state, error) {
 
 // writeState is RemoteClient.put: the upload manager, SHA-256 checksum.
 func (b *backend) writeState(ctx context.Context, st *state) error {
-	body, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	//lint:ignore SA1019 Terraform's S3 backend sends through this manager package; the replay must send what it sends.
-	_, err = manager.NewUploader(b.s3).Upload(ctx, &s3.PutObjectInput{
-		ContentType:       aws.String("application/json"),
-		Body:              bytes.NewReader(body),
-		Bucket:            aws.String(b.bucket),
-		Key:               aws.String(b.stateKey),
-		ChecksumAlgorithm: s3types.ChecksumAlgorithmSha256,
-	})
-	if err != nil {
-		return fmt.Errorf("failed to upload state: %w", err)
-	}
-	return nil
+	return b.uploadJSON(ctx, b.stateKey, st, nil)
 }
