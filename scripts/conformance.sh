@@ -29,6 +29,8 @@
 #   S3COND_VERSITYGW the versitygw binary (default: ~/.cache/s3cond/bin/versitygw,
 #                    installed by scripts/test-deps.sh)
 #   CONFORMANCE_KEY_POLICY backend.key_policy of the s3cond under test (default strict)
+#   FULLFLOW_TESTS   space-separated versitygw test names to run one by one
+#                    instead of the whole full-flow (to re-check a few tests)
 #
 # Needs: go, python3 with boto3 >= 1.35 (IfMatch/IfNoneMatch), Debian's
 # python3-pytest python3-munch python3-isodate python3-tz python3-lxml
@@ -104,7 +106,14 @@ run_fullflow() {
 	local endpoint=$1 access=$2 secret=$3 log=$4 target
 	target=$(basename "$log" .log)
 	target=${target#fullflow-}
-	(cd "$work" && timeout 1800 ./versitygw test -a "$access" -s "$secret" -e "$endpoint" full-flow) >"$log" 2>&1 || true
+	if [ -n "${FULLFLOW_TESTS:-}" ]; then
+		local name
+		for name in $FULLFLOW_TESTS; do
+			(cd "$work" && timeout 300 ./versitygw test -a "$access" -s "$secret" -e "$endpoint" "$name") || true
+		done >"$log" 2>&1
+	else
+		(cd "$work" && timeout 1800 ./versitygw test -a "$access" -s "$secret" -e "$endpoint" full-flow) >"$log" 2>&1 || true
+	fi
 	"$here/results.sh" fullflow "$log" "$out/fullflow-$target"
 }
 
