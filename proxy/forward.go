@@ -99,6 +99,10 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		p.relayRewritten(c, resp)
 		return forwardResult{status: resp.StatusCode, header: resp.Header}
 	}
+	if element, backendName, ok := renamedBucket(c, resp.StatusCode); ok {
+		p.relayRenamed(c, resp, element, backendName)
+		return forwardResult{status: resp.StatusCode, header: resp.Header}
+	}
 	copyResponseHeader(c.w.Header(), resp.Header, c.id)
 	clientLocation(c, c.w.Header())
 	if hb != nil && hb.Complete() {

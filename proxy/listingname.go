@@ -1,0 +1,86 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"net/http"
+	"strconv"
+)
+
+// bucketNameElements names, for each successful answer that names its
+// bucket, the element that holds the name. In each of these documents it
+// is the root's first child that can hold a bucket name, before any key,
+// marker or prefix the client chose.
+var bucketNameElements = map[Operation]string{
+	ListObjects:           "Name",
+	ListObjectsV2:         "Name",
+	ListObjectVersions:    "Name",
+	ListMultipartUploads:  "Bucket",
+	ListParts:             "Bucket",
+	CreateMultipartUpload: "Bucket",
+}
+
+// bucketNameSearchBytes bounds how much of a listing is searched for the
+// bucket's name; S3 writes it in the first few hundred bytes.
+const bucketNameSearchBytes = 4 << 10
+
+// renamedBucket reports the backend's name for the call's bucket when
+// backend.buckets maps it to another name and the answer names it; the
+// answer must then be renamed before the client sees it. Unmapped buckets
+// (the usual case) cost one map lookup.
+func renamedBucket(c *call, status int) (element, backendName string, ok bool) {
+	backendName, mapped := c.backend.Buckets[c.target.Bucket]
+	if !mapped || backendName == c.target.Bucket || status != http.StatusOK || c.r.Method == http.MethodHead {
+		return "", "", false
+	}
+	element, ok = bucketNameElements[c.op]
+	return element, backendName, ok
+}
+
+// relayRenamed streams a successful answer whose document names the
+// backend's bucket, with the client's name in its place: a listing can be
+// megabytes long, so only its head is read and rewritten, and the rest
+// streams as forward streams any answer. If the name is not where S3 puts
+// it, the answer passes untouched.
+func (p *Proxy) relayRenamed(c *call, resp *http.Response, element, backendName string) {
+	body := bufio.NewReaderSize(resp.Body, bucketNameSearchBytes)
+	head, _ := body.Peek(bucketNameSearchBytes) // shorter at the body's end; a read error shows in the copy
+	h := c.w.Header()
+	copyResponseHeader(h, resp.Header, c.id)
+	clientLocation(c, h)
+	start, end, found := elementText(head, element)
+	if !found || string(head[start:end]) != backendName {
+		c.w.WriteHeader(resp.StatusCode)
+		p.copyResponseBody(c, body)
+		return
+	}
+	renamed := make([]byte, 0, start+len(c.target.Bucket))
+	renamed = append(append(renamed, head[:start]...), c.target.Bucket...)
+	if resp.ContentLength >= 0 {
+		h.Set("Content-Length", strconv.FormatInt(resp.ContentLength+int64(len(c.target.Bucket)-len(backendName)), 10))
+	}
+	h.Del("Content-Md5") // of the backend's bytes, not these
+	_, _ = body.Discard(end)
+	c.w.WriteHeader(resp.StatusCode)
+	if _, err := c.w.Write(renamed); err != nil {
+		return // the client is gone; net/http ends the exchange
+	}
+	p.copyResponseBody(c, body)
+}
+
+// elementText finds the text of the first <element> in doc: its start and
+// end offsets. An element's name cannot appear as text in XML (a '<' in
+// text is escaped), so the first match is an element.
+func elementText(doc []byte, element string) (start, end int, found bool) {
+	open := "<" + element + ">"
+	i := bytes.Index(doc, []byte(open))
+	if i < 0 {
+		return 0, 0, false
+	}
+	start = i + len(open)
+	j := bytes.Index(doc[start:], []byte("</"+element+">"))
+	if j < 0 {
+		return 0, 0, false
+	}
+	return start, start + j, true
+}
