@@ -34,6 +34,8 @@ type BackendConfig struct {
 	Credentials CredentialsConfig `yaml:"credentials"`
 	Checksums   string            `yaml:"checksums,omitempty"`
 	Conditional string            `yaml:"conditional,omitempty"`
+	// Buckets maps client bucket names to the store's (backend.buckets).
+	Buckets map[string]string `yaml:"buckets,omitempty"`
 }
 
 type CredentialsConfig struct {
