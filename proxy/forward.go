@@ -225,28 +225,6 @@ func mapCopySource(b *Backend, src string) string {
 	return lead + url.PathEscape(b.BackendBucket(bucket)) + "/" + rest
 }
 
-// parseCopySource reads the bucket and key of an X-Amz-Copy-Source header
-// ("[/]bucket/key[?versionId=...]", each part URL-escaped).
-func parseCopySource(src string) (bucket, key string, ok bool) {
-	src = strings.TrimPrefix(src, "/")
-	if i := strings.IndexByte(src, '?'); i >= 0 {
-		src = src[:i]
-	}
-	rawBucket, rawKey, found := strings.Cut(src, "/")
-	if !found || rawBucket == "" || rawKey == "" {
-		return "", "", false
-	}
-	bucket, err := url.PathUnescape(rawBucket)
-	if err != nil {
-		return "", "", false
-	}
-	key, err = url.PathUnescape(rawKey)
-	if err != nil {
-		return "", "", false
-	}
-	return bucket, key, true
-}
-
 // outboundBody is a backend request's body: the verified client body,
 // counted, behind the hold-back, in one allocation (three before).
 type outboundBody struct {

@@ -294,19 +294,7 @@ func (p *Proxy) authorise(c *call) error {
 		return s3err.New(s3err.AccessDenied)
 	}
 	if c.op == CopyObject || c.op == UploadPartCopy {
-		srcBucket, srcKey, ok := parseCopySource(c.r.Header.Get("X-Amz-Copy-Source"))
-		if !ok {
-			return s3err.Newf(s3err.InvalidArgument, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey.")
-		}
-		if !p.access.Allowed(c.auth.AccessKeyID, srcBucket, false) {
-			return s3err.New(s3err.AccessDenied)
-		}
-		if p.backendFor(srcBucket) != c.backend {
-			return s3err.Newf(s3err.NotImplemented, "The copy source bucket is served by another backend: a copy runs inside one store.")
-		}
-		if err := c.backend.KeyPolicy.Check(srcKey); err != nil {
-			return err
-		}
+		return p.authoriseCopySource(c)
 	}
 	return nil
 }
