@@ -55,6 +55,7 @@ const (
 	RequestTimeTooSkewed              Code = "RequestTimeTooSkewed"
 	ServiceUnavailable                Code = "ServiceUnavailable"
 	SignatureDoesNotMatch             Code = "SignatureDoesNotMatch"
+	UnexpectedContent                 Code = "UnexpectedContent"
 	XAmzContentSHA256Mismatch         Code = "XAmzContentSHA256Mismatch"
 )
 
@@ -105,6 +106,7 @@ var table = map[Code]entry{
 	RequestTimeTooSkewed:              {http.StatusForbidden, "The difference between the request time and the current time is too large."},
 	ServiceUnavailable:                {http.StatusServiceUnavailable, "Reduce your request rate."},
 	SignatureDoesNotMatch:             {http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
+	UnexpectedContent:                 {http.StatusBadRequest, "This request does not support content."},
 	XAmzContentSHA256Mismatch:         {http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
 }
 

@@ -96,6 +96,7 @@ func TestMessagesAreS3s(t *testing.T) {
 		RequestTimeTooSkewed:  "The difference between the request time and the current time is too large.",
 		ServiceUnavailable:    "Reduce your request rate.",
 		SignatureDoesNotMatch: "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+		UnexpectedContent:     "This request does not support content.",
 	}
 	for code, want := range cases {
 		if got := New(code).Message; got != want {
