@@ -59,6 +59,8 @@ const (
 	CompleteMultipartUpload Operation = "CompleteMultipartUpload"
 	AbortMultipartUpload    Operation = "AbortMultipartUpload"
 	ListParts               Operation = "ListParts"
+	// PutBucketAcl may not set the ACL by headers and body at once (aclcontent.go).
+	PutBucketAcl Operation = "PutBucketAcl"
 	// PreflightRequest is a browser's CORS preflight (OPTIONS with Origin
 	// and Access-Control-Request-Method), the one call s3cond forwards
 	// unsigned: stripped to those headers (preflight.go).

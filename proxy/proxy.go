@@ -221,6 +221,10 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if err := checkACLContent(c); err != nil {
+		p.fail(c, err)
+		return
+	}
 	if (c.op == PutObject || c.op == UploadPart) && auth.Body.Length() > maxSinglePut {
 		p.fail(c, s3err.New(s3err.EntityTooLarge).With("ProposedSize", strconv.FormatInt(auth.Body.Length(), 10)).
 			With("MaxSizeAllowed", strconv.FormatInt(maxSinglePut, 10)))
