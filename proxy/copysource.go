@@ -37,7 +37,8 @@ func (p *Proxy) authoriseCopySource(c *call) error {
 // ("[/]bucket/key[?versionId=...]", each part URL-escaped), with S3's
 // answers for one it cannot read: 400 InvalidArgument "Invalid copy source
 // encoding" for a broken percent-escape anywhere in it, "... bucket name"
-// when no bucket is named, "... object key" when no key is.
+// when no bucket is named, "... object key" when no key is ("bucket" alone
+// names a bucket and no key, as S3 reads it).
 func parseCopySource(src string) (bucket, key string, err error) {
 	if _, err := url.PathUnescape(src); err != nil {
 		return "", "", invalidCopySource("Invalid copy source encoding", src)
@@ -46,8 +47,8 @@ func parseCopySource(src string) (bucket, key string, err error) {
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path = path[:i]
 	}
-	rawBucket, rawKey, found := strings.Cut(path, "/")
-	if !found || rawBucket == "" {
+	rawBucket, rawKey, _ := strings.Cut(path, "/")
+	if rawBucket == "" {
 		return "", "", invalidCopySource("Invalid copy source bucket name", src)
 	}
 	// Both unescape: the whole value did.

@@ -21,9 +21,9 @@ func TestParseCopySourceErrorsAreS3s(t *testing.T) {
 		{"bucket/%1", "Invalid copy source encoding", "bucket/%1"},
 		{"bucket/%C3%", "Invalid copy source encoding", "bucket/%C3%"},
 		{"bucket/key?versionId=%Z", "Invalid copy source encoding", "bucket/key?versionId=%Z"},
-		{"Copy-Source", "Invalid copy source bucket name", "Copy-Source"},
-		{"/key", "Invalid copy source bucket name", "/key"},
-		{"bucket", "Invalid copy source bucket name", "bucket"},
+		{"Copy-Source", "Invalid copy source object key", ""},
+		{"//key", "Invalid copy source bucket name", "//key"},
+		{"bucket", "Invalid copy source object key", ""},
 		{"bucket/", "Invalid copy source object key", ""},
 		{"/bucket/?versionId=1", "Invalid copy source object key", ""},
 	} {
