@@ -37,6 +37,16 @@ var validationCodes = map[s3err.Code]bool{
 	s3err.NoSuchKey:                 true,
 }
 
+// inS3Order replaces an error of s3cond's own by the one S3 would have
+// answered first, asking the store where s3cond does not know (this path
+// only: a request that passes s3cond's checks never pays for it).
+func (p *Proxy) inS3Order(c *call, e *s3err.Error) *s3err.Error {
+	if e = p.orNoSuchBucket(c, e); e.Code == s3err.NoSuchBucket {
+		return e
+	}
+	return p.orChecksumTypeMismatch(c, e)
+}
+
 // orNoSuchBucket keeps S3's order of checks (authentication, then the
 // bucket, then headers, then the body) on the error path only: before
 // s3cond answers one of its own validation errors for a bucket the key may

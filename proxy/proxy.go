@@ -324,7 +324,7 @@ func (p *Proxy) authoriseAnonymous(c *call) error {
 
 // fail answers the client with an S3 error document.
 func (p *Proxy) fail(c *call, err error) {
-	e := p.orNoSuchBucket(c, s3err.As(err)) // S3's order of checks (bucketfirst.go)
+	e := p.inS3Order(c, s3err.As(err)) // S3's order of checks (bucketfirst.go)
 	c.info.set(func(i *requestInfo) { i.err = e })
 	if e.Code == s3err.InternalError || e.Code == s3err.BadGateway || e.Code == s3err.ServiceUnavailable {
 		p.log.Warn().Str("request_id", c.id).Err(err).Msg("request failed")
