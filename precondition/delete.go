@@ -123,3 +123,26 @@ func invalidArgument(name, value string) *s3err.Error {
 	return s3err.Newf(s3err.InvalidArgument, "Invalid %s header value", name).
 		With("ArgumentName", name).With("ArgumentValue", value)
 }
+
+// ForDeleteEntry builds the condition of one <Object> entry of
+// DeleteObjects: its <ETag> (as ForETag), and its <Size> and
+// <LastModifiedTime>, the per-key forms of x-amz-if-match-size and
+// x-amz-if-match-last-modified-time (an ISO 8601 timestamp in XML), each
+// "" when absent. A size or time that does not parse is 400
+// InvalidArgument, as for the headers.
+func ForDeleteEntry(etag, size, lastModified string) (Conditions, error) {
+	h := http.Header{}
+	if size != "" {
+		h.Set(HeaderIfMatchSize, size)
+	}
+	if lastModified != "" {
+		h.Set(HeaderIfMatchLastModifiedTime, lastModified)
+	}
+	deleteIf, err := parseDeleteConditions(h)
+	if err != nil {
+		return Conditions{}, err
+	}
+	c := ForETag(etag)
+	c.deleteIf = deleteIf
+	return c, nil
+}

@@ -94,3 +94,38 @@ func TestDeleteSizeConditionLeasesTheVersionItDeletes(t *testing.T) {
 		t.Fatalf("Header %q, String %q", c.Header(), c.String())
 	}
 }
+
+// DeleteObjects' per-entry <Size> and <LastModifiedTime> (ISO 8601 in XML)
+// are evaluated as DeleteObject's headers are, with the entry's <ETag>.
+func TestForDeleteEntry(t *testing.T) {
+	failed := func(c string) *wantErr { return &wantErr{s3err.PreconditionFailed, c} }
+	tests := []struct {
+		name                   string
+		etag, size, modifiedAt string
+		state                  ObjectState
+		want                   *wantErr
+	}{
+		{"size matches", "", "1234", "", sized, nil},
+		{"size differs", "", "1", "", sized, failed("x-amz-if-match-size")},
+		{"time matches", "", "", "2026-12-01T16:28:38.000Z", sized, nil},
+		{"time differs", "", "", "2026-12-01T16:28:37Z", sized, failed("x-amz-if-match-last-modified-time")},
+		{"ETag and size match", `"abc"`, "1234", "", sized, nil},
+		{"ETag differs", `"other"`, "1234", "", sized, failed("If-Match")},
+		{"size on a missing object", "", "1234", "", missing, nil},
+		{"ETag on a missing object", `"abc"`, "1234", "", missing, &wantErr{code: s3err.NoSuchKey}},
+	}
+	for _, tc := range tests {
+		c, err := ForDeleteEntry(tc.etag, tc.size, tc.modifiedAt)
+		if err != nil || !c.Active() {
+			t.Fatalf("%s: %v (active %v)", tc.name, err, c.Active())
+		}
+		t.Run(tc.name, func(t *testing.T) { checkErr(t, c.Evaluate(tc.state), tc.want) })
+	}
+	for _, bad := range [][2]string{{"-1", ""}, {"12 bytes", ""}, {"", "yesterday"}} {
+		_, err := ForDeleteEntry("", bad[0], bad[1])
+		checkErr(t, err, &wantErr{code: s3err.InvalidArgument})
+	}
+	if c, err := ForDeleteEntry("", "", ""); err != nil || c.Active() {
+		t.Fatalf("no condition: %v, active %v", err, c.Active())
+	}
+}

@@ -21,8 +21,8 @@ type deleteKey struct {
 	lease     *dynamolease.Lease
 }
 
-// deleteLeased deletes entries of which at least one carries an ETag (or
-// all, in strict mode), under the rules of every other conditional write:
+// deleteLeased deletes entries of which at least one carries a condition
+// (or all, in strict mode), under the rules of every other conditional write:
 //   - each object is leased once, however many entries name it, in lease
 //     path order (so two such requests cannot deadlock);
 //   - all of that happens within one wait budget: a key still held by
@@ -34,7 +34,7 @@ type deleteKey struct {
 //     does, and the leases are released only after its answer
 //     (guardedWrite).
 //
-// Entries without an ETag on objects no entry with one names take no lease
+// Entries without a condition on objects no conditional entry names take no lease
 // (outside strict mode) and are sent along.
 func (p *Proxy) deleteLeased(c *call, entries []s3xml.ObjectIdentifier, strict bool, result *s3xml.DeleteResult) error {
 	keys, unleased := p.deleteKeys(c, entries, strict)
@@ -93,7 +93,7 @@ func (p *Proxy) deleteKeys(c *call, entries []s3xml.ObjectIdentifier, strict boo
 			byPath[path] = k
 		}
 		k.entries = append(k.entries, o)
-		needsLease[path] = needsLease[path] || strict || o.ETag != ""
+		needsLease[path] = needsLease[path] || strict || o.Conditional()
 	}
 	var keys []*deleteKey
 	var unleased []s3xml.ObjectIdentifier
@@ -111,14 +111,17 @@ func (p *Proxy) deleteKeys(c *call, entries []s3xml.ObjectIdentifier, strict boo
 	return keys, unleased
 }
 
-// entryCondition is one entry's condition: its ETag (If-Match), or, for an
-// entry without one on a leased key, any state (it replaces whatever
+// entryCondition is one entry's condition: its ETag (If-Match), Size and
+// LastModifiedTime, evaluated as DeleteObject's headers are; or, for an
+// entry without any on a leased key, any state (it replaces whatever
 // version is there, and contends with every writer of it).
 func entryCondition(o s3xml.ObjectIdentifier) writeCondition {
-	if o.ETag == "" {
+	if !o.Conditional() {
 		return precondition.AnyState{}
 	}
-	return precondition.ForETag(o.ETag)
+	// serveDeleteObjects answered the entries whose values do not parse.
+	conds, _ := precondition.ForDeleteEntry(o.ETag, o.Size, o.LastModifiedTime)
+	return conds
 }
 
 // leaseDeleteKey takes k's lease within ctx and has g keep it.
@@ -151,8 +154,8 @@ func (k *deleteKey) answerAll(err error, result *s3xml.DeleteResult) {
 }
 
 // judgeEntries evaluates each entry of a leased key on the state its
-// lease's re-check saw: those that hold are returned, without their ETag
-// (s3cond enforced it); the others get their error.
+// lease's re-check saw: those that hold are returned, without their
+// conditions (s3cond enforced them); the others get their error.
 func (k *deleteKey) judgeEntries(result *s3xml.DeleteResult) []s3xml.ObjectIdentifier {
 	var ok []s3xml.ObjectIdentifier
 	for i, o := range k.entries {
@@ -160,8 +163,7 @@ func (k *deleteKey) judgeEntries(result *s3xml.DeleteResult) []s3xml.ObjectIdent
 			result.Errors = append(result.Errors, entryError(o, err))
 			continue
 		}
-		o.ETag = ""
-		ok = append(ok, o)
+		ok = append(ok, o.Unconditional())
 	}
 	return ok
 }

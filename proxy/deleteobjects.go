@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/s3cond/s3cond/internal/s3xml"
+	"github.com/s3cond/s3cond/precondition"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -24,8 +25,9 @@ const maxDeleteBody = 2 << 20
 // serveDeleteObjects handles POST /bucket?delete. Every entry is a
 // DeleteObject of its own: its key must pass the backend's key policy (an
 // entry that does not gets its own error and never reaches the backend),
-// and an entry with an ETag (in strict mode, every entry) is deleted only
-// under its key's lease (deletelease.go). The backend is sent a document
+// and an entry with a condition (<ETag>, <Size>, <LastModifiedTime>; in
+// strict mode, every entry) is deleted only under its key's lease
+// (deletelease.go). The backend is sent a document
 // s3cond wrote itself from the entries it accepted, never the client's
 // bytes: what was checked is what is deleted.
 func (p *Proxy) serveDeleteObjects(c *call) {
@@ -50,18 +52,24 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 			result.Errors = append(result.Errors, entryError(o, err))
 			continue
 		}
+		// A size or time that does not parse would make the entry
+		// unconditional: it is answered, never sent.
+		if _, err := precondition.ForDeleteEntry(o.ETag, o.Size, o.LastModifiedTime); err != nil {
+			result.Errors = append(result.Errors, entryError(o, err))
+			continue
+		}
 		accepted = append(accepted, o)
 	}
 
 	strict := p.serializeAllWrites(c.target.Bucket)
-	hasETag := false
+	conditional := false
 	for _, o := range accepted {
-		hasETag = hasETag || o.ETag != ""
+		conditional = conditional || o.Conditional()
 	}
 	switch {
 	case len(accepted) == 0:
-	case c.backend.NativeConditional || (!hasETag && !strict):
-		// No lease: the entries (with their ETags, for a store that
+	case c.backend.NativeConditional || (!conditional && !strict):
+		// No lease: the entries (with their conditions, for a store that
 		// enforces them) go to the backend as they are.
 		if err := p.deleteUnleased(c, accepted, result); err != nil {
 			p.fail(c, err)

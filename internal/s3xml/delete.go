@@ -15,15 +15,31 @@ type DeleteRequest struct {
 }
 
 // ObjectIdentifier is one <Object> of a DeleteObjects request. ETag is the
-// per-key If-Match condition S3 added in 2024 ("" = none).
+// per-key If-Match condition S3 added in 2024, Size and LastModifiedTime
+// its per-key x-amz-if-match-size and x-amz-if-match-last-modified-time;
+// each is the element's text as sent ("" = none), for the precondition
+// package to read.
 type ObjectIdentifier struct {
-	Key       string
-	VersionID string
-	ETag      string
+	Key              string
+	VersionID        string
+	ETag             string
+	Size             string
+	LastModifiedTime string
 }
 
-// deleteWire is the XML form of DeleteRequest. Unknown elements (such as the
-// directory-bucket-only LastModifiedTime and Size) are ignored.
+// Conditional reports whether the entry carries any condition.
+func (o ObjectIdentifier) Conditional() bool {
+	return o.ETag != "" || o.Size != "" || o.LastModifiedTime != ""
+}
+
+// Unconditional is the entry without its conditions, for sending once
+// s3cond has enforced them.
+func (o ObjectIdentifier) Unconditional() ObjectIdentifier {
+	o.ETag, o.Size, o.LastModifiedTime = "", "", ""
+	return o
+}
+
+// deleteWire is the XML form of DeleteRequest. Unknown elements are ignored.
 type deleteWire struct {
 	XMLName xml.Name     `xml:"Delete"`
 	Xmlns   string       `xml:"xmlns,attr,omitempty"`
@@ -34,9 +50,11 @@ type deleteWire struct {
 type objectWire struct {
 	// Key is a pointer to tell a missing <Key> from an empty one; both are
 	// refused, but the message differs.
-	Key       *string `xml:"Key"`
-	VersionID string  `xml:"VersionId,omitempty"`
-	ETag      string  `xml:"ETag,omitempty"`
+	Key              *string `xml:"Key"`
+	VersionID        string  `xml:"VersionId,omitempty"`
+	ETag             string  `xml:"ETag,omitempty"`
+	LastModifiedTime string  `xml:"LastModifiedTime,omitempty"`
+	Size             string  `xml:"Size,omitempty"`
 }
 
 // ParseDeleteRequest reads a DeleteObjects body of at most limit bytes
@@ -60,19 +78,21 @@ func ParseDeleteRequest(r io.Reader, limit int64) (*DeleteRequest, error) {
 		if *o.Key == "" {
 			return nil, s3err.Wrap(s3err.MalformedXML, fmt.Errorf("object %d has an empty Key", i+1))
 		}
-		req.Objects = append(req.Objects, ObjectIdentifier{Key: *o.Key, VersionID: o.VersionID, ETag: o.ETag})
+		req.Objects = append(req.Objects, ObjectIdentifier{Key: *o.Key, VersionID: o.VersionID, ETag: o.ETag,
+			Size: o.Size, LastModifiedTime: o.LastModifiedTime})
 	}
 	return req, nil
 }
 
 // Marshal renders the request for the backend, in the S3 namespace. Empty
-// VersionID and ETag are omitted, so a subset whose conditions s3cond has
-// already enforced can be forwarded without them.
+// VersionID, ETag, Size and LastModifiedTime are omitted, so a subset whose
+// conditions s3cond has already enforced can be forwarded without them.
 func (d *DeleteRequest) Marshal() []byte {
 	wire := deleteWire{Xmlns: Namespace, Quiet: d.Quiet, Objects: make([]objectWire, 0, len(d.Objects))}
 	for _, o := range d.Objects {
 		key := o.Key
-		wire.Objects = append(wire.Objects, objectWire{Key: &key, VersionID: o.VersionID, ETag: o.ETag})
+		wire.Objects = append(wire.Objects, objectWire{Key: &key, VersionID: o.VersionID, ETag: o.ETag,
+			LastModifiedTime: o.LastModifiedTime, Size: o.Size})
 	}
 	return marshal(wire)
 }

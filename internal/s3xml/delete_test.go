@@ -46,6 +46,7 @@ func TestDeleteRequestRoundTrips(t *testing.T) {
 		{Key: " a&b<c>\"d'\te\r\nf "},
 		{Key: "v", VersionID: "3/L4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY+MTRCxf3vjVBH40Nr8X8gdRQBpUMLUo"},
 		{Key: "e", ETag: `"abc-2"`},
+		{Key: "s", Size: "1234", LastModifiedTime: "2026-12-01T16:28:38.000Z"},
 	}}
 	body := in.Marshal()
 	if !bytes.HasPrefix(body, []byte(`<?xml version="1.0" encoding="UTF-8"?>`)) {
@@ -54,8 +55,9 @@ func TestDeleteRequestRoundTrips(t *testing.T) {
 	if !bytes.Contains(body, []byte(`<Delete xmlns="`+Namespace+`">`)) {
 		t.Errorf("no S3 namespace: %s", body)
 	}
-	if bytes.Count(body, []byte("<ETag>")) != 1 || bytes.Count(body, []byte("<VersionId>")) != 1 {
-		t.Errorf("empty ETag/VersionId not omitted: %s", body)
+	if bytes.Count(body, []byte("<ETag>")) != 1 || bytes.Count(body, []byte("<VersionId>")) != 1 ||
+		bytes.Count(body, []byte("<Size>")) != 1 || bytes.Count(body, []byte("<LastModifiedTime>")) != 1 {
+		t.Errorf("empty ETag/VersionId/Size/LastModifiedTime not omitted: %s", body)
 	}
 	out, err := ParseDeleteRequest(bytes.NewReader(body), 0)
 	if err != nil {
