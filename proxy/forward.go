@@ -72,6 +72,11 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return 
 // forward sends the call to the backend and streams the answer back. It
 // returns the backend's status, or 0 if s3cond answered with its own error.
 func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
+	spec, err := p.withIntegrityHeader(c, spec)
+	if err != nil {
+		p.fail(c, err)
+		return forwardResult{}
+	}
 	req, hb, err := p.outboundRequest(c, spec)
 	if err != nil {
 		p.fail(c, err)
