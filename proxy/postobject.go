@@ -66,7 +66,12 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postForm) 
 	if !ok {
 		return nil, sigv4.MissingPostKey()
 	}
-	key := strings.ReplaceAll(rawKey, "${filename}", form.fileName)
+	key := rawKey
+	if form.hasFileName {
+		// As S3: a file part without a filename parameter leaves
+		// "${filename}" in the key as it is; an empty one removes it.
+		key = strings.ReplaceAll(rawKey, "${filename}", form.fileName)
+	}
 	auth, err := verifier.VerifyPost(sigv4.PostForm{Fields: form.fields, Bucket: c.target.Bucket, Key: key})
 	if err != nil {
 		return nil, err

@@ -24,9 +24,12 @@ const (
 type postForm struct {
 	// fields are the form fields before the file, by lower-case name.
 	fields map[string]string
-	// file streams the file's bytes; fileName is the name the browser gave.
-	file     io.Reader
-	fileName string
+	// file streams the file's bytes; fileName is the name the browser gave
+	// (the part's filename parameter as sent), hasFileName whether it gave
+	// one at all.
+	file        io.Reader
+	fileName    string
+	hasFileName bool
 	// fileSize is the file's length, known before its first byte is read:
 	// see readPostForm.
 	fileSize int64
@@ -95,12 +98,25 @@ func (form *postForm) withFile(contentLength int64, raw *recordingBody, part *mu
 		return nil, malformedPost("the start of the file part was not found")
 	}
 	raw.stopRecording()
-	form.file, form.fileName = part, part.FileName()
+	form.file = part
+	form.fileName, form.hasFileName = partFileName(part)
 	form.fileSize = contentLength - int64(start) - int64(len("\r\n--"+boundary+"--\r\n"))
 	if form.fileSize < 0 {
 		return nil, malformedPost("the request is shorter than its form")
 	}
 	return form, nil
+}
+
+// partFileName is the filename parameter of the part's Content-Disposition
+// as sent: S3 puts it into the key as it is (mime/multipart's FileName would
+// cut it to its last path element), and the key policy judges the result.
+func partFileName(part *multipart.Part) (string, bool) {
+	_, params, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+	if err != nil {
+		return "", false
+	}
+	name, ok := params["filename"]
+	return name, ok
 }
 
 // fileOffset finds where the data of the n-th part starts in the raw

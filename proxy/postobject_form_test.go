@@ -99,3 +99,32 @@ func TestPostFileMustEndWhereTheFormSaysItDoes(t *testing.T) {
 		})
 	}
 }
+
+// S3 replaces ${filename} only when the file part names a file: a part
+// without a filename parameter keeps "${filename}" in the key, an empty one
+// removes it. The name is taken as sent, path and all.
+func TestPostFormFileName(t *testing.T) {
+	cases := []struct {
+		disposition string
+		name        string
+		has         bool
+	}{
+		{`form-data; name="file"; filename="a.txt"`, "a.txt", true},
+		{`form-data; name="file"; filename="dir/a b.txt"`, "dir/a b.txt", true},
+		{`form-data; name="file"; filename=""`, "", true},
+		{`form-data; name="file"`, "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.disposition, func(t *testing.T) {
+			body := "--XyZ\r\nContent-Disposition: form-data; name=\"key\"\r\n\r\nk/${filename}\r\n" +
+				"--XyZ\r\nContent-Disposition: " + tc.disposition + "\r\n\r\ndata\r\n--XyZ--\r\n"
+			form, err := readPostForm(formRequest(body, int64(len(body))))
+			if err != nil {
+				t.Fatalf("readPostForm: %v", err)
+			}
+			if form.fileName != tc.name || form.hasFileName != tc.has {
+				t.Fatalf("file name %q (given: %v), want %q (%v)", form.fileName, form.hasFileName, tc.name, tc.has)
+			}
+		})
+	}
+}

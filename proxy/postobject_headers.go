@@ -36,6 +36,10 @@ func postObjectHeader(fields map[string]string) (http.Header, error) {
 		switch {
 		case postHeaderFields[name] || strings.HasPrefix(name, "x-amz-meta-"):
 			header = name
+		case strings.HasPrefix(name, "x-amz-checksum-"):
+			// A checksum the form asks for that s3cond cannot verify is
+			// refused, not dropped: the upload would go unchecked.
+			return nil, s3err.Newf(s3err.InvalidRequest, "The algorithm type you specified in x-amz-checksum- header is invalid.")
 		case name == "acl":
 			header = "x-amz-acl"
 		case name == "tagging":

@@ -228,6 +228,10 @@ func TestPostObjectRefusals(t *testing.T) {
 			return append(uploadPolicy(map[string]string{"Content-MD5": "1B2M2Y8AsgTpgAmY7PhCfg=="}).fields(t),
 				field{"key", "uploads/refused"}, field{"Content-MD5", "1B2M2Y8AsgTpgAmY7PhCfg=="})
 		}, 400, "BadDigest"},
+		{"a checksum algorithm s3cond cannot verify", func() []field {
+			return append(uploadPolicy(map[string]string{"x-amz-checksum-invalid": "invalid"}).fields(t),
+				field{"key", "uploads/refused"}, field{"x-amz-checksum-invalid", "invalid"})
+		}, 400, "InvalidRequest"},
 		{"a dot segment in the key", func() []field {
 			return append(uploadPolicy().fields(t), field{"key", "uploads/../refused"})
 		}, 400, "InvalidArgument"},

@@ -60,17 +60,18 @@ type PostAuth struct {
 type LengthRange struct{ Min, Max int64 }
 
 // Check answers S3's 400 EntityTooSmall / EntityTooLarge for a size outside
-// the range.
+// the range, in the words S3 sends (its error table's "... allowed object
+// size." is not what it answers).
 func (l *LengthRange) Check(size int64) error {
 	switch {
 	case l == nil:
 		return nil
 	case size < l.Min:
-		return s3err.New(s3err.EntityTooSmall).
+		return s3err.Newf(s3err.EntityTooSmall, "Your proposed upload is smaller than the minimum allowed size").
 			With("ProposedSize", strconv.FormatInt(size, 10)).
 			With("MinSizeAllowed", strconv.FormatInt(l.Min, 10))
 	case size > l.Max:
-		return s3err.New(s3err.EntityTooLarge).
+		return s3err.Newf(s3err.EntityTooLarge, "Your proposed upload exceeds the maximum allowed size").
 			With("ProposedSize", strconv.FormatInt(size, 10)).
 			With("MaxSizeAllowed", strconv.FormatInt(l.Max, 10))
 	}
@@ -103,7 +104,9 @@ func (v *Verifier) verifyPost(form PostForm) (*PostAuth, *s3err.Error) {
 		}
 	}
 	if f[postFieldAlgorithm] != signingAlgorithm {
-		return nil, errUnsupportedAuthMechanism()
+		return nil, s3err.Newf(s3err.InvalidArgument, "Only %s is supported", signingAlgorithm).
+			With("ArgumentName", "X-Amz-Algorithm").
+			With("ArgumentValue", f[postFieldAlgorithm])
 	}
 	scope, perr := v.postScope(f[postFieldCredential], f[postFieldDate])
 	if perr != nil {
@@ -119,7 +122,8 @@ func (v *Verifier) verifyPost(form PostForm) (*PostAuth, *s3err.Error) {
 		return nil, s3err.New(s3err.SignatureDoesNotMatch).
 			With("AWSAccessKeyId", scope.accessKeyID).
 			With("StringToSign", policy).
-			With("SignatureProvided", f[postFieldSignature])
+			With("SignatureProvided", f[postFieldSignature]).
+			With("StringToSignBytes", spacedHex(policy))
 	}
 	doc, perr := parsePolicy(policy)
 	if perr != nil {
@@ -136,11 +140,14 @@ func (v *Verifier) verifyPost(form PostForm) (*PostAuth, *s3err.Error) {
 }
 
 // postScope parses x-amz-credential and x-amz-date and checks the scope
-// against the verifier's region and service, as for a signed request.
+// against the verifier's region and service, as for a signed request. The
+// words are S3's answers to a form: a credential error names the field as
+// S3 spells it, without the "Error parsing the X-Amz-Credential parameter;"
+// prefix a presigned URL gets, and the date error keeps S3's "formated".
 func (v *Verifier) postScope(credential, rawDate string) (credentialScope, *s3err.Error) {
 	invalid := func(detail string) *s3err.Error {
-		return s3err.Newf(s3err.InvalidArgument, "Error parsing the X-Amz-Credential parameter; %s", detail).
-			With("ArgumentName", postFieldCredential).
+		return s3err.Newf(s3err.InvalidArgument, "%s", detail).
+			With("ArgumentName", "X-Amz-Credential").
 			With("ArgumentValue", credential)
 	}
 	scope, ok := parseCredential(credential)
@@ -149,8 +156,8 @@ func (v *Verifier) postScope(credential, rawDate string) (credentialScope, *s3er
 	}
 	amzDate, err := time.Parse(amzDateLayout, rawDate)
 	if err != nil {
-		return credentialScope{}, s3err.Newf(s3err.InvalidArgument, "X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"").
-			With("ArgumentName", postFieldDate).
+		return credentialScope{}, s3err.Newf(s3err.InvalidArgument, "X-Amz-Date must be formated via ISO8601 Long format").
+			With("ArgumentName", "X-Amz-Date").
 			With("ArgumentValue", rawDate)
 	}
 	if perr := v.checkScope(scope, amzDate, invalid, presignDateMismatch); perr != nil {
@@ -185,9 +192,12 @@ func MissingPostKey() error { return missingPostField(postFieldKey) }
 
 // decodePolicy base64-decodes the policy field.
 func decodePolicy(policy string) ([]byte, *s3err.Error) {
+	if policy == "" {
+		return nil, invalidPolicy("Invalid Policy: Expecting '{' but found End-of-Input")
+	}
 	raw, err := base64.StdEncoding.DecodeString(policy)
 	if err != nil {
-		return nil, invalidPolicy("Invalid Policy: Invalid Base64 encoding.")
+		return nil, invalidPolicy("Invalid Policy: invalid Base64 encoding.")
 	}
 	return raw, nil
 }

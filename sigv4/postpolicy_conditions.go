@@ -25,6 +25,9 @@ const (
 	opEq conditionOp = iota
 	opStartsWith
 	opLengthRange
+	// opNeverHolds is a condition S3 parses but no form can meet: a field
+	// name without "$", a content-length-range bound that is not a number.
+	opNeverHolds
 )
 
 // policyCondition is one entry of the conditions list.
@@ -35,7 +38,23 @@ type policyCondition struct {
 	field, name string
 	value       string
 	min, max    int64 // opLengthRange
+	// text is how an opNeverHolds condition is quoted when it fails.
+	text string
 }
+
+// S3's words for a policy it cannot read. Where S3's wire text is known
+// (captured answers to real forms) it is used; the others are versitygw's,
+// which models S3's.
+const (
+	policyInvalidJSON        = "Invalid Policy: Invalid JSON."
+	policyMissingExpiration  = "Invalid Policy: Policy missing expiration."
+	policyMissingConditions  = "Invalid Policy: Policy missing conditions."
+	policyConditionsNotList  = "Invalid Policy: Invalid 'conditions' value: must be a List."
+	policyConditionWrongType = "Invalid Policy: Invalid condition test: must be a List or Object."
+	policyMissingOperation   = "Invalid Policy: Invalid Condition: missing operation identifier."
+	policySimpleNotOne       = "Invalid Policy: Invalid Simple-Condition: Simple-Conditions must have exactly one property specified."
+	policySimpleNotString    = "Invalid Policy: Invalid Simple-Condition: value must be a string."
+)
 
 func parsePolicy(policy string) (policyDocument, *s3err.Error) {
 	raw, perr := decodePolicy(policy)
@@ -43,22 +62,24 @@ func parsePolicy(policy string) (policyDocument, *s3err.Error) {
 		return policyDocument{}, perr
 	}
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return policyDocument{}, invalidPolicy("Invalid Policy: Invalid JSON.")
+	if err := json.Unmarshal(raw, &top); err != nil || top == nil {
+		return policyDocument{}, invalidPolicy(policyInvalidJSON)
 	}
-	var doc policyDocument
-	var expiration string
-	if err := json.Unmarshal(top["expiration"], &expiration); err != nil || expiration == "" {
-		return policyDocument{}, invalidPolicy("Invalid Policy: Policy missing expiration.")
+	if unexpected := unexpectedMembers(top); len(unexpected) > 0 {
+		return policyDocument{}, invalidPolicy("Invalid Policy: Unexpected: '" + unexpected[0] + "'")
 	}
-	t, err := time.Parse(time.RFC3339, expiration)
-	if err != nil {
-		return policyDocument{}, invalidPolicy("Invalid Policy: Invalid 'expiration' value: '" + expiration + "'")
+	expiration, perr := parseExpiration(top["expiration"])
+	if perr != nil {
+		return policyDocument{}, perr
 	}
-	doc.expiration = t
+	doc := policyDocument{expiration: expiration}
+	rawConditions, ok := top["conditions"]
+	if !ok {
+		return policyDocument{}, invalidPolicy(policyMissingConditions)
+	}
 	var conditions []json.RawMessage
-	if err := json.Unmarshal(top["conditions"], &conditions); err != nil || top["conditions"] == nil {
-		return policyDocument{}, invalidPolicy("Invalid Policy: Policy missing conditions.")
+	if err := json.Unmarshal(rawConditions, &conditions); err != nil || conditions == nil {
+		return policyDocument{}, invalidPolicy(policyConditionsNotList)
 	}
 	for _, rawCond := range conditions {
 		c, perr := parseCondition(rawCond)
@@ -70,44 +91,106 @@ func parsePolicy(policy string) (policyDocument, *s3err.Error) {
 	return doc, nil
 }
 
+// unexpectedMembers lists, lower-cased and sorted, the policy's top-level
+// names other than "expiration" and "conditions" (which are
+// case-sensitive: "EXPIRATION" is unexpected).
+func unexpectedMembers(top map[string]json.RawMessage) []string {
+	var names []string
+	for name := range top {
+		if name != "expiration" && name != "conditions" {
+			names = append(names, strings.ToLower(name))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func parseExpiration(raw json.RawMessage) (time.Time, *s3err.Error) {
+	if raw == nil {
+		return time.Time{}, invalidPolicy(policyMissingExpiration)
+	}
+	var expiration string
+	if err := json.Unmarshal(raw, &expiration); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return time.Time{}, invalidPolicy(policyInvalidJSON)
+	}
+	t, err := time.Parse(time.RFC3339, expiration)
+	if err != nil {
+		return time.Time{}, invalidPolicy("Invalid Policy: Invalid 'expiration' value: '" + expiration + "'")
+	}
+	return t, nil
+}
+
 // parseCondition reads {"field": "value"}, ["eq"|"starts-with", "$field",
 // "value"] or ["content-length-range", min, max].
 func parseCondition(raw json.RawMessage) (policyCondition, *s3err.Error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '{' {
-		var simple map[string]string
-		if err := json.Unmarshal(raw, &simple); err != nil {
-			return policyCondition{}, invalidPolicy("Invalid Policy: Invalid Simple-Condition: value must be a string.")
-		}
-		if len(simple) != 1 {
-			return policyCondition{}, invalidPolicy("Invalid Policy: Invalid Simple-Condition: Simple-Conditions must have exactly one property specified.")
-		}
-		for name, value := range simple {
-			return policyCondition{op: opEq, field: strings.ToLower(name), name: "$" + name, value: value}, nil
-		}
+	switch {
+	case len(raw) > 0 && raw[0] == '{':
+		return parseSimpleCondition(raw)
+	case len(raw) == 0 || raw[0] != '[':
+		return policyCondition{}, invalidPolicy(policyConditionWrongType)
 	}
 	var list []json.RawMessage
-	if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 {
-		return policyCondition{}, invalidPolicy("Invalid Policy: Invalid condition: " + string(raw))
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return policyCondition{}, invalidPolicy(policyInvalidJSON)
 	}
-	var op string
-	if err := json.Unmarshal(list[0], &op); err != nil {
-		return policyCondition{}, invalidPolicy("Invalid Policy: Invalid condition: " + string(raw))
+	if len(list) == 0 {
+		return policyCondition{}, invalidPolicy(policyMissingOperation)
 	}
+	op, ok := jsonString(list[0])
+	if !ok {
+		return policyCondition{}, invalidPolicy(policyInvalidJSON)
+	}
+	wrongCount := invalidPolicy("Invalid Policy: Invalid " + op + ": wrong number of arguments.")
 	switch strings.ToLower(op) {
 	case "eq", "starts-with":
-		return parseMatchCondition(strings.ToLower(op), list, raw)
+		if len(list) != 3 {
+			return policyCondition{}, wrongCount
+		}
+		return parseMatchCondition(strings.ToLower(op), list)
 	case "content-length-range":
+		if len(list) != 3 {
+			return policyCondition{}, wrongCount
+		}
 		return parseLengthRange(list)
 	}
-	return policyCondition{}, invalidPolicy("Invalid Policy: Invalid condition operator '" + op + "'.")
+	return policyCondition{}, invalidPolicy("Invalid Policy: Invalid Condition: unknown operation '" + op + "'.")
 }
 
-func parseMatchCondition(op string, list []json.RawMessage, raw json.RawMessage) (policyCondition, *s3err.Error) {
-	var name, value string
-	if len(list) != 3 || json.Unmarshal(list[1], &name) != nil || json.Unmarshal(list[2], &value) != nil ||
-		!strings.HasPrefix(name, "$") || len(name) < 2 {
-		return policyCondition{}, invalidPolicy("Invalid Policy: Invalid '" + op + "' condition: " + string(raw))
+// parseSimpleCondition reads {"field": "value"}, an eq condition.
+func parseSimpleCondition(raw json.RawMessage) (policyCondition, *s3err.Error) {
+	var simple map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &simple); err != nil {
+		return policyCondition{}, invalidPolicy(policyInvalidJSON)
+	}
+	if len(simple) != 1 {
+		return policyCondition{}, invalidPolicy(policySimpleNotOne)
+	}
+	var name string
+	var rawValue json.RawMessage
+	for name, rawValue = range simple {
+	}
+	if bytes.Equal(bytes.TrimSpace(rawValue), []byte("null")) {
+		return policyCondition{}, invalidPolicy(policyInvalidJSON)
+	}
+	value, ok := jsonString(rawValue)
+	if !ok {
+		return policyCondition{}, invalidPolicy(policySimpleNotString)
+	}
+	return policyCondition{op: opEq, field: strings.ToLower(name), name: "$" + name, value: value}, nil
+}
+
+// parseMatchCondition reads ["eq"|"starts-with", "$field", "value"]. A
+// field without "$" is no error on S3: the condition fails, quoted as
+// written.
+func parseMatchCondition(op string, list []json.RawMessage) (policyCondition, *s3err.Error) {
+	name, okName := jsonString(list[1])
+	value, okValue := jsonString(list[2])
+	if !okName || !okValue {
+		return policyCondition{}, invalidPolicy(policyInvalidJSON)
+	}
+	if !strings.HasPrefix(name, "$") || len(name) < 2 {
+		return policyCondition{op: opNeverHolds, text: quoteCondition(op, name, value)}, nil
 	}
 	c := policyCondition{op: opEq, field: strings.ToLower(name[1:]), name: name, value: value}
 	if op == "starts-with" {
@@ -116,27 +199,55 @@ func parseMatchCondition(op string, list []json.RawMessage, raw json.RawMessage)
 	return c, nil
 }
 
+// parseLengthRange reads ["content-length-range", min, max]. S3 takes the
+// bounds as JSON integers or as strings of digits; a fraction, a boolean or
+// null is invalid JSON to it, and a string that is not a number makes a
+// condition that fails.
 func parseLengthRange(list []json.RawMessage) (policyCondition, *s3err.Error) {
-	bad := invalidPolicy("Invalid Policy: Invalid content-length-range: it takes a minimum and a maximum size, 0 <= minimum <= maximum.")
-	if len(list) != 3 {
-		return policyCondition{}, bad
-	}
 	var bounds [2]int64
+	var texts [2]string
+	numeric := true
 	for i, raw := range list[1:] {
+		if s, ok := jsonString(raw); ok {
+			texts[i] = s
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				numeric = false
+				continue
+			}
+			bounds[i] = v
+			continue
+		}
 		var n json.Number
 		if err := json.Unmarshal(raw, &n); err != nil {
-			return policyCondition{}, bad
+			return policyCondition{}, invalidPolicy(policyInvalidJSON)
 		}
 		v, err := strconv.ParseInt(n.String(), 10, 64)
 		if err != nil {
-			return policyCondition{}, bad
+			return policyCondition{}, invalidPolicy(policyInvalidJSON)
 		}
-		bounds[i] = v
+		bounds[i], texts[i] = v, n.String()
+	}
+	if !numeric {
+		return policyCondition{op: opNeverHolds, text: quoteCondition("content-length-range", texts[0], texts[1])}, nil
 	}
 	if bounds[0] < 0 || bounds[1] < bounds[0] {
-		return policyCondition{}, bad
+		return policyCondition{}, invalidPolicy("Invalid Policy: Invalid content-length-range: it takes a minimum and a maximum size, 0 <= minimum <= maximum.")
 	}
 	return policyCondition{op: opLengthRange, min: bounds[0], max: bounds[1]}, nil
+}
+
+// jsonString decodes a JSON string; anything else (a number, null) is not one.
+func jsonString(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // check evaluates every condition against the form and refuses fields no
@@ -146,9 +257,12 @@ func (d policyDocument) check(form PostForm) (*LengthRange, *s3err.Error) {
 	covered := map[string]bool{}
 	var length *LengthRange
 	for _, c := range d.conditions {
-		if c.op == opLengthRange {
+		switch c.op {
+		case opLengthRange:
 			length = intersect(length, LengthRange{Min: c.min, Max: c.max})
 			continue
+		case opNeverHolds:
+			return nil, s3err.Newf(s3err.AccessDenied, "Invalid according to Policy: Policy Condition failed: %s", c.text)
 		}
 		covered[c.field] = true
 		if !c.holds(form) {
@@ -206,13 +320,20 @@ func (c policyCondition) holds(form PostForm) bool {
 
 // String renders the condition as S3 quotes it in errors: ["eq", "$key", "value"].
 func (c policyCondition) String() string {
-	quote := func(s string) string {
-		b, _ := json.Marshal(s)
-		return string(b)
-	}
 	op := "eq"
 	if c.op == opStartsWith {
 		op = "starts-with"
 	}
-	return "[" + quote(op) + ", " + quote(c.name) + ", " + quote(c.value) + "]"
+	return quoteCondition(op, c.name, c.value)
+}
+
+// quoteCondition writes a condition as S3 quotes a failed one: a JSON list
+// with a space after each comma (S3 reformats it so, whatever the policy's
+// own spacing), simple conditions as "eq".
+func quoteCondition(op, name, value string) string {
+	quote := func(s string) string {
+		b, _ := json.Marshal(s)
+		return string(b)
+	}
+	return "[" + quote(op) + ", " + quote(name) + ", " + quote(value) + "]"
 }
