@@ -329,6 +329,7 @@ func (p *Proxy) fail(c *call, err error) {
 	if e.Code == s3err.InternalError || e.Code == s3err.BadGateway || e.Code == s3err.ServiceUnavailable {
 		p.log.Warn().Str("request_id", c.id).Err(err).Msg("request failed")
 	}
+	p.addErrorCORS(c, e) // errorcors.go: a browser page can read the error
 	s3err.Write(c.w, c.r, e, c.id)
 	if c.auth == nil || !c.auth.Body.Started() {
 		drainUnreadBody(c.w, c.r)

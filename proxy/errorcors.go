@@ -1,0 +1,90 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/s3cond/s3cond/s3err"
+)
+
+// CORS headers on s3cond's own error answers.
+//
+// S3 adds the matching CORS rule's headers to every answer to a request
+// with an Origin, errors included, so a page that made a cross-origin
+// request can read why it failed. The store does the same for the answers
+// it makes, and s3cond relays those headers; but the answers s3cond makes
+// itself (a refused signature, an expired URL, a 412 from its lease check,
+// its 400s) would carry none, and the browser would hand the page a network
+// error instead of the status. s3cond has no CORS configuration of its own,
+// so on that error path it asks the store, as for a preflight: OPTIONS on
+// the bucket with only the request's Origin and its method as
+// Access-Control-Request-Method. Nothing else of the request is forwarded
+// (no key, no query, no other header, no body), the lookup is bounded by
+// errorCORSTimeout, and only the headers that matter on an actual answer
+// are taken from the store's: Access-Control-Allow-Origin,
+// -Allow-Credentials, -Expose-Headers and Vary.
+
+// errorCORSTimeout bounds the lookup: an error answer waits for it.
+const errorCORSTimeout = 2 * time.Second
+
+// errorCORSHeaders are the store's preflight headers an error answer takes.
+var errorCORSHeaders = []string{
+	"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Access-Control-Expose-Headers", "Vary",
+}
+
+// addErrorCORS sets on c's answer the CORS headers the bucket's rules give
+// an answer to c's request, when the request is a cross-origin one that can
+// have them. A lookup that fails leaves the answer as it was.
+func (p *Proxy) addErrorCORS(c *call, e *s3err.Error) {
+	req, ok := errorCORSRequest(c, e)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.r.Context(), errorCORSTimeout)
+	defer cancel()
+	resp, err := c.backend.send(req.WithContext(ctx))
+	if err != nil {
+		p.log.Debug().Str("request_id", c.id).Err(err).Msg("CORS lookup for an error answer failed")
+		return
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBackendDocument))
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") == "" {
+		return // no rule allows this origin and method: no CORS headers, as S3
+	}
+	h := c.w.Header()
+	for _, name := range errorCORSHeaders {
+		if values := resp.Header.Values(name); len(values) > 0 {
+			h[name] = append([]string(nil), values...)
+		}
+	}
+}
+
+// errorCORSRequest is the lookup for an error answer to c, if it needs
+// one: a request with one Origin, for a bucket, with a method CORS rules
+// name, that is not itself a preflight (whose answers are the store's),
+// and an error that is not about the store being unreachable (the lookup
+// would only add its wait).
+func errorCORSRequest(c *call, e *s3err.Error) (*http.Request, bool) {
+	if c.backend == nil || c.target.Bucket == "" || c.r.Method == http.MethodOptions || e.Status() >= 500 {
+		return nil, false
+	}
+	origin := c.r.Header.Values("Origin")
+	if len(origin) != 1 || origin[0] == "" {
+		return nil, false
+	}
+	header := make(http.Header, 5) // these two, and the three the re-signer adds
+	header.Set("Origin", origin[0])
+	header.Set("Access-Control-Request-Method", c.r.Method)
+	if checkPreflightHeaders(header) != nil || checkBackendBucket(c.backend, c.target.Bucket) != nil {
+		return nil, false
+	}
+	u := c.backend.URL(c.target.Bucket, "", "")
+	return &http.Request{
+		Method: http.MethodOptions, URL: u, Host: u.Host,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: header, Body: http.NoBody,
+	}, true
+}

@@ -1,0 +1,153 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+)
+
+// badlySignedPut sends a PUT signed with the test key whose signature was
+// then altered, as a page does with a presigned URL that was tampered with
+// or has gone stale, with the page's Origin.
+func badlySignedPut(t *testing.T, target, origin string) *http.Response {
+	t.Helper()
+	body := []byte("page upload")
+	req, _ := http.NewRequest(http.MethodPut, target, bytes.NewReader(body))
+	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
+	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
+	if err := s3Signer().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	auth := req.Header.Get("Authorization")
+	req.Header.Set("Authorization", auth[:len(auth)-4]+"0000")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// corsStore answers an OPTIONS as a store with a CORS rule for
+// https://app.example and PUT does; anything else with 500, which no test
+// here should cause.
+func corsStore(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodOptions {
+		w.WriteHeader(http.StatusInternalServerError)
+		return
+	}
+	if r.Header.Get("Origin") != "https://app.example" || r.Header.Get("Access-Control-Request-Method") != http.MethodPut {
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte("<Error><Code>AccessForbidden</Code><Message>CORSResponse: This CORS request is not allowed.</Message></Error>"))
+		return
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "https://app.example")
+	h.Set("Access-Control-Allow-Methods", "PUT")
+	h.Set("Access-Control-Expose-Headers", "ETag")
+	h.Set("Vary", "Origin, Access-Control-Request-Headers, Access-Control-Request-Method")
+	h.Set("Set-Cookie", "store-session=1")
+	h.Set("X-Store-Internal", "node-7")
+}
+
+// TestErrorAnswerCarriesTheBucketsCORSHeaders: s3cond's own 403 to a
+// cross-origin request gets the headers the bucket's CORS rule gives, so a
+// page can read it; the store is asked with a bare OPTIONS on the bucket
+// carrying only Origin and the request's method.
+func TestErrorAnswerCarriesTheBucketsCORSHeaders(t *testing.T) {
+	store := &recordingStore{}
+	proxyURL, _ := scriptedProxy(t, nil, store.handler(corsStore))
+	resp := badlySignedPut(t, proxyURL+"/"+bucketName+"/avatars/user-1.png?x-id=PutObject", "https://app.example")
+
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("status %d, want 403", resp.StatusCode)
+	}
+	for name, want := range map[string]string{
+		"Access-Control-Allow-Origin":   "https://app.example",
+		"Access-Control-Expose-Headers": "ETag",
+		"Vary":                          "Origin, Access-Control-Request-Headers, Access-Control-Request-Method",
+	} {
+		if got := resp.Header.Get(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	for _, name := range []string{"Access-Control-Allow-Methods", "Set-Cookie", "X-Store-Internal"} {
+		if got := resp.Header.Get(name); got != "" {
+			t.Errorf("%s = %q reached the client", name, got)
+		}
+	}
+	seen := store.requests()
+	if len(seen) != 1 {
+		t.Fatalf("store saw %d requests, want one lookup", len(seen))
+	}
+	got := seen[0]
+	if got.method != http.MethodOptions || got.path != "/"+bucketName || got.rawQuery != "" || got.body != "" {
+		t.Fatalf("lookup %s %s?%s body %q, want a bare OPTIONS on the bucket", got.method, got.path, got.rawQuery, got.body)
+	}
+	if got.header.Get("Access-Control-Request-Method") != http.MethodPut || got.header.Get("Access-Control-Request-Headers") != "" {
+		t.Errorf("lookup header %v", got.header)
+	}
+	if !strings.Contains(got.header.Get("Authorization"), backendKeyID) {
+		t.Errorf("lookup not signed with the store's key: %q", got.header.Get("Authorization"))
+	}
+	for name := range got.header {
+		switch name {
+		case "Origin", "Access-Control-Request-Method", "Authorization", "X-Amz-Date", "X-Amz-Content-Sha256",
+			"User-Agent", "Accept-Encoding", "Content-Length":
+		default:
+			t.Errorf("the lookup carried %s", name)
+		}
+	}
+}
+
+// TestErrorAnswerWithoutCORS: no lookup without an Origin; no CORS headers
+// when the bucket's rules do not allow the origin (the store's 403).
+func TestErrorAnswerWithoutCORS(t *testing.T) {
+	store := &recordingStore{}
+	proxyURL, _ := scriptedProxy(t, nil, store.handler(corsStore))
+	target := proxyURL + "/" + bucketName + "/k"
+
+	resp := badlySignedPut(t, target, "")
+	if resp.StatusCode != http.StatusForbidden || len(store.requests()) != 0 {
+		t.Fatalf("no Origin: status %d, store saw %d requests", resp.StatusCode, len(store.requests()))
+	}
+	resp = badlySignedPut(t, target, "https://elsewhere.example")
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Fatalf("origin without a rule: status %d, Access-Control-Allow-Origin %q",
+			resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+	if len(store.requests()) != 1 {
+		t.Fatalf("store saw %d requests, want the one lookup", len(store.requests()))
+	}
+}
+
+// TestErrorAnswerDoesNotWaitLongForCORS: a store that does not answer the
+// lookup delays the error by errorCORSTimeout at most, and the error comes
+// without CORS headers.
+func TestErrorAnswerDoesNotWaitLongForCORS(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	proxyURL, _ := scriptedProxy(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		select { // hangs until s3cond gives up on it (or the test ends)
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	start := time.Now()
+	resp := badlySignedPut(t, proxyURL+"/"+bucketName+"/k", "https://app.example")
+	elapsed := time.Since(start)
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Fatalf("status %d, Access-Control-Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+	if elapsed > errorCORSTimeout+2*time.Second {
+		t.Fatalf("the error took %v, want about %v at most", elapsed, errorCORSTimeout)
+	}
+}
