@@ -3,8 +3,11 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -130,7 +133,7 @@ func TestErrorAnswerWithoutCORS(t *testing.T) {
 }
 
 // TestErrorAnswerDoesNotWaitLongForCORS: a store that does not answer the
-// lookup delays the error by errorCORSTimeout at most, and the error comes
+// lookup delays the error by corsLookupTimeout at most, and the error comes
 // without CORS headers.
 func TestErrorAnswerDoesNotWaitLongForCORS(t *testing.T) {
 	release := make(chan struct{})
@@ -147,7 +150,88 @@ func TestErrorAnswerDoesNotWaitLongForCORS(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Fatalf("status %d, Access-Control-Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
 	}
-	if elapsed > errorCORSTimeout+2*time.Second {
-		t.Fatalf("the error took %v, want about %v at most", elapsed, errorCORSTimeout)
+	if elapsed > corsLookupTimeout+2*time.Second {
+		t.Fatalf("the error took %v, want about %v at most", elapsed, corsLookupTimeout)
+	}
+}
+
+// postFromPage posts a one-field-plus-file form with the page's Origin, as
+// a page's fetch() with a FormData body sends it.
+func postFromPage(t *testing.T, target string, fields []field, origin string) *http.Response {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for _, f := range fields {
+		if err := w.WriteField(f.name, f.value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fw, err := w.CreateFormFile("file", "photo.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = fw.Write([]byte("jpeg bytes"))
+	_ = w.Close()
+	req, _ := http.NewRequest(http.MethodPost, target, &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Origin", origin)
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp
+}
+
+// TestPostObjectAnswersCarryTheBucketsCORSHeaders: a form posted by a
+// page's fetch() reaches the store as a PutObject without the page's
+// Origin, so s3cond looks the CORS headers up for the POST: on the 204 of
+// a stored upload, on its own refusal of the form, and on the store's
+// refusal of the PutObject. The lookup names POST, and the PutObject
+// carries no Origin.
+func TestPostObjectAnswersCarryTheBucketsCORSHeaders(t *testing.T) {
+	store := &recordingStore{}
+	var storeRefuses atomic.Bool
+	proxyURL, _ := scriptedProxy(t, nil, store.handler(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") == http.MethodPost &&
+			r.Header.Get("Origin") == "https://app.example":
+			w.Header().Set("Access-Control-Allow-Origin", "https://app.example")
+			w.Header().Set("Vary", "Origin, Access-Control-Request-Headers, Access-Control-Request-Method")
+		case r.Method == http.MethodOptions:
+			w.WriteHeader(http.StatusForbidden)
+		case storeRefuses.Load():
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write([]byte("<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>"))
+		default:
+			w.Header().Set("ETag", `"e"`)
+		}
+	}))
+	target := proxyURL + "/" + bucketName
+	good := append(uploadPolicy().fields(t), field{"key", "uploads/photo.jpg"})
+
+	resp := postFromPage(t, target, good, "https://app.example")
+	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Fatalf("stored upload: %s, Access-Control-Allow-Origin %q", resp.Status, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+	for _, seen := range store.requests() {
+		if seen.method == http.MethodPut && seen.header.Get("Origin") != "" {
+			t.Errorf("the PutObject carried Origin %q", seen.header.Get("Origin"))
+		}
+	}
+	refused := append(uploadPolicy().fields(t), field{"key", "elsewhere/photo.jpg"})
+	if resp := postFromPage(t, target, refused, "https://app.example"); resp.StatusCode != http.StatusForbidden ||
+		resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Errorf("form refused by its policy: %s, Access-Control-Allow-Origin %q", resp.Status, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+	storeRefuses.Store(true)
+	if resp := postFromPage(t, target, good, "https://app.example"); resp.StatusCode != http.StatusForbidden ||
+		resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Errorf("PutObject refused by the store: %s, Access-Control-Allow-Origin %q", resp.Status, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+	if resp := postFromPage(t, target, good, "https://elsewhere.example"); resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("origin without a rule: Access-Control-Allow-Origin %q", resp.Header.Get("Access-Control-Allow-Origin"))
 	}
 }

@@ -49,6 +49,10 @@ func (p *Proxy) servePostObject(c *call) {
 		p.fail(c, err)
 		return
 	}
+	// The PutObject reaches the store without the page's Origin, so the
+	// bucket's CORS headers, which a page's fetch() needs to read the
+	// answer, are looked up for the POST itself (errorcors.go).
+	p.addCORS(c)
 	answer := &postAnswer{w: c.w}
 	put.w = answer
 	if handled := p.serveConditional(put); !handled {
