@@ -367,3 +367,37 @@ func TestPostObjectInStrictModeTakesTheLease(t *testing.T) {
 		t.Fatalf("no lease row for the POST: %v", err)
 	}
 }
+
+// TestPostObjectRefusalReachesAClientStillSending: a form refused on its
+// fields is answered before its file is read; a client still sending a
+// large file, with Expect: 100-continue as curl sends it for one, must read
+// the 403 (s3cond flushes it and drains the rest, as for a PUT refused on
+// its headers), not a reset connection.
+func TestPostObjectRefusalReachesAClientStillSending(t *testing.T) {
+	f := newFixture(t, false)
+	pp := uploadPolicy()
+	pp.expiration = time.Now().Add(-time.Minute)
+	var head bytes.Buffer
+	w := multipart.NewWriter(&head)
+	for _, fl := range append(pp.fields(t), field{"key", "uploads/refused"}) {
+		_ = w.WriteField(fl.name, fl.value)
+	}
+	_, _ = w.CreateFormFile("file", "big.bin")
+	tail := "\r\n--" + w.Boundary() + "--\r\n"
+	const size = 32 << 20
+	for attempt := 0; attempt < 8; attempt++ {
+		body := io.MultiReader(bytes.NewReader(head.Bytes()), &patternReader{left: size}, strings.NewReader(tail))
+		req, _ := http.NewRequest(http.MethodPost, f.proxyURL+"/"+bucketName, body)
+		req.ContentLength = int64(head.Len()) + size + int64(len(tail))
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		req.Header.Set("Expect", "100-continue")
+		client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: time.Millisecond}}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("attempt %d: %v (the answer was lost)", attempt, err)
+		}
+		expectS3Error(t, resp, http.StatusForbidden, "AccessDenied")
+		resp.Body.Close()
+	}
+	f.expectMissing(t, "uploads/refused")
+}
