@@ -120,14 +120,16 @@ func firstValue(h http.Header, name string) string {
 
 // objectLocation is the URL of the stored object as the client addressed
 // s3cond: virtual-hosted when the form was posted to <bucket>.<domain>.
+// The key is escaped as one path segment, its "/" as %2F, as S3 writes it
+// in a POST's Location (".../uploads%2Fphoto.jpg").
 func (p *Proxy) objectLocation(c *call, t target) string {
 	scheme := "http"
 	if c.r.TLS != nil {
 		scheme = "https"
 	}
-	path := "/" + url.PathEscape(t.Bucket) + "/" + t.RawKey
+	path := "/" + url.PathEscape(t.Bucket) + "/" + url.PathEscape(t.Key)
 	if virtualHostBucket(c.r.Host, p.domain) != "" {
-		path = "/" + t.RawKey
+		path = "/" + url.PathEscape(t.Key)
 	}
 	return scheme + "://" + c.r.Host + path
 }

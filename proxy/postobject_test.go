@@ -143,7 +143,7 @@ func TestPostObjectStoresTheFileWithItsMetadata(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
 	}
-	if resp.Header.Get("ETag") == "" || !strings.HasSuffix(resp.Header.Get("Location"), "/"+bucketName+"/uploads/notes.txt") {
+	if resp.Header.Get("ETag") == "" || !strings.HasSuffix(resp.Header.Get("Location"), "/"+bucketName+"/uploads%2Fnotes.txt") {
 		t.Errorf("ETag %q, Location %q", resp.Header.Get("ETag"), resp.Header.Get("Location"))
 	}
 	out, err := f.client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(bucketName), Key: aws.String("uploads/notes.txt")})
@@ -167,7 +167,7 @@ func TestPostObjectSuccessAnswers(t *testing.T) {
 		if err := xml.NewDecoder(resp.Body).Decode(&doc); err != nil || resp.StatusCode != http.StatusCreated {
 			t.Fatalf("status %d, decode: %v", resp.StatusCode, err)
 		}
-		if doc.Bucket != bucketName || doc.Key != "uploads/created" || doc.ETag == "" || !strings.HasSuffix(doc.Location, "/uploads/created") {
+		if doc.Bucket != bucketName || doc.Key != "uploads/created" || doc.ETag == "" || !strings.HasSuffix(doc.Location, "/uploads%2Fcreated") {
 			t.Errorf("PostResponse %+v", doc)
 		}
 	})
