@@ -168,7 +168,7 @@ func parseSimpleCondition(raw json.RawMessage) (policyCondition, *s3err.Error) {
 	}
 	var name string
 	var rawValue json.RawMessage
-	for name, rawValue = range simple {
+	for name, rawValue = range simple { // its one property
 	}
 	if bytes.Equal(bytes.TrimSpace(rawValue), []byte("null")) {
 		return policyCondition{}, invalidPolicy(policyInvalidJSON)
