@@ -6,12 +6,18 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/s3err"
+	"github.com/s3cond/s3cond/sigv4"
 )
 
 // badlySignedPut sends a PUT signed with the test key whose signature was
@@ -233,5 +239,34 @@ func TestPostObjectAnswersCarryTheBucketsCORSHeaders(t *testing.T) {
 	}
 	if resp := postFromPage(t, target, good, "https://elsewhere.example"); resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("origin without a rule: Access-Control-Allow-Origin %q", resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+}
+
+// TestNoCORSLookupUnderALease: the error answer of a write under its lease
+// (a detached call) is not held up by a lookup, since the lease is released
+// only after it; nor is a 5xx, when the store is likely unreachable.
+func TestNoCORSLookupUnderALease(t *testing.T) {
+	store := &recordingStore{}
+	storeServer := httptest.NewServer(store.handler(corsStore))
+	t.Cleanup(storeServer.Close)
+	u, _ := url.Parse(storeServer.URL)
+	p := New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{},
+		Backend: &Backend{Name: "default", Endpoint: u, Client: storeServer.Client()}, Log: zerolog.Nop()})
+	newCall := func() *call {
+		r := httptest.NewRequest(http.MethodPut, "/"+bucketName+"/k", nil)
+		r.Header.Set("Origin", "https://app.example")
+		return &call{w: httptest.NewRecorder(), r: r, id: "REQ", target: target{Bucket: bucketName, Key: "k", RawKey: "k"},
+			backend: p.backend, info: &requestInfo{}}
+	}
+
+	p.addErrorCORS(newCall().detached(), s3err.New(s3err.BadDigest))
+	p.addErrorCORS(newCall(), s3err.New(s3err.ServiceUnavailable))
+	if n := len(store.requests()); n != 0 {
+		t.Fatalf("store saw %d lookups, want none", n)
+	}
+	c := newCall() // the control: an ordinary call gets its lookup
+	p.addErrorCORS(c, s3err.New(s3err.BadDigest))
+	if n := len(store.requests()); n != 1 || c.w.Header().Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Fatalf("ordinary call: %d lookups, Access-Control-Allow-Origin %q", n, c.w.Header().Get("Access-Control-Allow-Origin"))
 	}
 }
