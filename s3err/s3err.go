@@ -29,6 +29,7 @@ const (
 	EntityTooSmall                    Code = "EntityTooSmall"
 	IncompleteBody                    Code = "IncompleteBody"
 	IncorrectNumberOfFilesInPost      Code = "IncorrectNumberOfFilesInPostRequest"
+	InvalidChunkSizeError             Code = "InvalidChunkSizeError"
 	InternalError                     Code = "InternalError"
 	InvalidAccessKeyID                Code = "InvalidAccessKeyId"
 	InvalidArgument                   Code = "InvalidArgument"
@@ -36,6 +37,7 @@ const (
 	InvalidDigest                     Code = "InvalidDigest"
 	InvalidPolicyDocument             Code = "InvalidPolicyDocument"
 	InvalidRequest                    Code = "InvalidRequest"
+	InvalidToken                      Code = "InvalidToken"
 	InvalidURI                        Code = "InvalidURI"
 	KeyTooLongError                   Code = "KeyTooLongError"
 	MalformedPOSTRequest              Code = "MalformedPOSTRequest"
@@ -78,8 +80,9 @@ var table = map[Code]entry{
 	ConditionalRequestConflict:        {http.StatusConflict, "A conflicting conditional operation is currently in progress against this resource. Please try again."},
 	EntityTooLarge:                    {http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed size"},
 	EntityTooSmall:                    {http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed size"},
-	IncompleteBody:                    {http.StatusBadRequest, "You did not provide the number of bytes specified by the Content-Length HTTP header."},
+	IncompleteBody:                    {http.StatusBadRequest, "The request body terminated unexpectedly"},
 	IncorrectNumberOfFilesInPost:      {http.StatusBadRequest, "POST requires exactly one file upload per request."},
+	InvalidChunkSizeError:             {http.StatusBadRequest, "Only the last chunk is allowed to have a size less than 8192 bytes"},
 	InternalError:                     {http.StatusInternalServerError, "We encountered an internal error. Please try again."},
 	InvalidAccessKeyID:                {http.StatusForbidden, "The AWS Access Key Id you provided does not exist in our records."},
 	InvalidArgument:                   {http.StatusBadRequest, "Invalid Argument"},
@@ -87,6 +90,7 @@ var table = map[Code]entry{
 	InvalidDigest:                     {http.StatusBadRequest, "The Content-MD5 you specified is not valid."},
 	InvalidPolicyDocument:             {http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
 	InvalidRequest:                    {http.StatusBadRequest, "Invalid Request"},
+	InvalidToken:                      {http.StatusBadRequest, "The provided token is malformed or otherwise invalid."},
 	InvalidURI:                        {http.StatusBadRequest, "Couldn't parse the specified URI."},
 	KeyTooLongError:                   {http.StatusBadRequest, "Your key is too long."},
 	MalformedPOSTRequest:              {http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
@@ -140,6 +144,16 @@ func Wrap(code Code, cause error) *Error {
 	e := New(code)
 	e.Cause = cause
 	return e
+}
+
+// ContentLengthMismatch is S3's IncompleteBody for a body whose length is
+// not the one declared (Content-Length, or x-amz-decoded-content-length for
+// an aws-chunked body): S3 words it apart from a body that broke off, and
+// names both numbers.
+func ContentLengthMismatch(expected, provided int64) *Error {
+	return Newf(IncompleteBody, "You did not provide the number of bytes specified by the Content-Length HTTP header").
+		With("NumberBytesExpected", strconv.FormatInt(expected, 10)).
+		With("NumberBytesProvided", strconv.FormatInt(provided, 10))
 }
 
 // Precondition returns the 412 that names the header which did not hold.

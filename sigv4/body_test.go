@@ -140,7 +140,7 @@ func TestContentLengthIsExact(t *testing.T) {
 func TestFailuresNeverEndWithEOF(t *testing.T) {
 	payload := []byte("payload that will not verify")
 	signing := exampleSigning(t)
-	badSigned := encodeStream(payload, streamOptions{chunkSize: 8, signer: newTestChunkSigner(signing)})
+	badSigned := encodeStream(payload, streamOptions{chunkSize: minChunkSize, signer: newTestChunkSigner(signing)})
 	badSigned[bytes.LastIndex(badSigned, []byte("chunk-signature="))+20] ^= 1 // final chunk's signature
 	makers := map[string]func() (*Body, error){
 		"sha256": func() (*Body, error) {

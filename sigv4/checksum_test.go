@@ -115,7 +115,7 @@ func TestTrailerChecksums(t *testing.T) {
 		t.Run(kc.header, func(t *testing.T) {
 			value := hexToBase64(t, kc.hexDigest)
 			for _, payload := range []string{kc.input, kc.input + "x"} {
-				encoded := encodeStream([]byte(payload), streamOptions{chunkSize: 4, trailers: []string{kc.header + ":" + value}})
+				encoded := encodeStream([]byte(payload), streamOptions{chunkSize: minChunkSize, trailers: []string{kc.header + ":" + value}})
 				h := streamingHeader(len(payload), kc.header)
 				h.Set("X-Amz-Sdk-Checksum-Algorithm", strings.ToUpper(strings.TrimPrefix(kc.header, "x-amz-checksum-")))
 				body, err := NewBody(bytes.NewReader(encoded), BodySpec{Mode: PayloadStreamingUnsignedTrailer, ContentLength: int64(len(encoded)), Header: h})

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"hash"
 	"io"
 	"strconv"
@@ -29,6 +28,17 @@ const (
 	maxTrailerLines = 8
 	// maxChunkSizeDigits is the most hex digits a chunk size may have (2^63-1).
 	maxChunkSizeDigits = 16
+	// minChunkSize is S3's smallest chunk but the last data chunk (and the
+	// final empty one): a stream of tiny chunks costs S3, and s3cond, a
+	// header, a signature and a hash each.
+	minChunkSize = 8192
+	// maxOvershootDiscard bounds how many bytes of a chunk that runs past
+	// x-amz-decoded-content-length are read (not passed on) to tell a
+	// broken body from a mismatched length, as S3 does; beyond it the
+	// length mismatch is answered at once.
+	maxOvershootDiscard = 16 << 20
+	// chunkSignatureLength is the hex length of a chunk signature (SHA-256).
+	chunkSignatureLength = 64
 
 	trailerSignatureName = "x-amz-trailer-signature"
 	chunkSignatureName   = "chunk-signature"
@@ -50,7 +60,9 @@ type chunkedDecoder struct {
 	encodedLength int64           // Content-Length of the encoded body, -1 unknown
 
 	decoded        int64
-	inChunk        bool // data of a non-final chunk is being read
+	chunks         int   // data chunks begun so far
+	lastChunkSize  int64 // size of the latest data chunk
+	inChunk        bool  // data of a non-final chunk is being read
 	chunkLeft      int64
 	chunkSignature string
 	chunkHash      hash.Hash
@@ -120,16 +132,44 @@ func (d *chunkedDecoder) advance() error {
 	if err != nil {
 		return err
 	}
+	if size > 0 && d.chunks > 0 && d.lastChunkSize < minChunkSize {
+		// Only now is the small chunk known not to be the last one.
+		return invalidChunkSize(d.chunks+1, d.lastChunkSize)
+	}
 	if size > d.decodedLength-d.decoded {
-		return incompleteBody("aws-chunked data exceeds x-amz-decoded-content-length")
+		return d.overshoot(size)
 	}
 	if size == 0 {
 		return d.endStream(signature)
 	}
+	d.chunks++
+	d.lastChunkSize = size
 	d.inChunk = true
 	d.chunkLeft = size
 	d.chunkSignature = signature
 	return nil
+}
+
+// overshoot answers a chunk that runs past x-amz-decoded-content-length.
+// S3 reads the chunk first: broken framing in it is a body that broke off,
+// a well-formed one a length mismatch. Its bytes are discarded, never
+// passed on.
+func (d *chunkedDecoder) overshoot(size int64) error {
+	mismatch := s3err.ContentLengthMismatch(d.decodedLength, d.decoded+size)
+	if size-(d.decodedLength-d.decoded) > maxOvershootDiscard {
+		return mismatch
+	}
+	if _, err := io.CopyN(io.Discard, d.src, size); err != nil {
+		return truncatedError(err)
+	}
+	var crlf [2]byte
+	if _, err := io.ReadFull(d.src, crlf[:]); err != nil {
+		return truncatedError(err)
+	}
+	if crlf != [2]byte{'\r', '\n'} {
+		return incompleteBody("aws-chunked chunk data is not followed by CRLF")
+	}
+	return mismatch
 }
 
 // endChunk consumes the CRLF after a chunk's data and verifies its signature.
@@ -159,24 +199,21 @@ func (d *chunkedDecoder) endStream(finalSignature string) error {
 		}
 	}
 	if d.decoded != d.decodedLength {
-		return incompleteBody(fmt.Sprintf("aws-chunked body decoded to %d bytes, x-amz-decoded-content-length is %d", d.decoded, d.decodedLength))
+		return s3err.ContentLengthMismatch(d.decodedLength, d.decoded)
 	}
-	closed, err := d.readTrailerSection()
-	if err != nil {
+	if err := d.readTrailerSection(); err != nil {
 		return err
 	}
-	if closed {
-		var extra [1]byte
-		n, err := d.src.Read(extra[:])
-		if n > 0 {
-			return incompleteBody("bytes follow the end of the aws-chunked body")
-		}
-		if err != io.EOF {
-			return truncatedError(err)
-		}
+	var extra [1]byte
+	n, err := d.src.Read(extra[:])
+	if n > 0 {
+		return incompleteBody("bytes follow the end of the aws-chunked body")
+	}
+	if err != io.EOF {
+		return truncatedError(err)
 	}
 	if d.encodedLength >= 0 && d.raw.n != d.encodedLength {
-		return incompleteBody(fmt.Sprintf("aws-chunked body is %d bytes, Content-Length is %d", d.raw.n, d.encodedLength))
+		return s3err.ContentLengthMismatch(d.encodedLength, d.raw.n)
 	}
 	return io.EOF
 }
@@ -206,12 +243,14 @@ func (d *chunkedDecoder) readChunkHeader() (int64, string, error) {
 			continue // other chunk extensions carry nothing S3 acts on
 		}
 		if found {
-			return 0, "", signatureMismatch("aws-chunked chunk header repeats chunk-signature")
+			return 0, "", incompleteBody("aws-chunked chunk header repeats chunk-signature")
 		}
 		signature, found = string(bytes.TrimSpace(value)), true
 	}
-	if d.chain != nil && !found {
-		return 0, "", signatureMismatch("aws-chunked chunk header lacks chunk-signature")
+	if d.chain != nil && (!found || !isChunkSignature(signature)) {
+		// S3 reads a missing or misshapen signature as broken framing;
+		// only a well-formed one that does not verify is SignatureDoesNotMatch.
+		return 0, "", incompleteBody("aws-chunked chunk header lacks a 64-digit chunk-signature")
 	}
 	return size, signature, nil
 }
@@ -230,37 +269,48 @@ func parseChunkSize(field []byte) (int64, bool) {
 	return size, err == nil
 }
 
+// isChunkSignature reports whether s has the shape of a chunk signature:
+// 64 hex digits.
+func isChunkSignature(s string) bool {
+	if len(s) != chunkSignatureLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isHexDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // readTrailerSection reads the lines after the final chunk up to the blank
-// line that closes the body. closed is false when the stream ended cleanly
-// instead of that blank line. S3's documentation does not say whether it
-// accepts a body without the final CRLF; we do, because nothing the checks
-// rely on is missing: the trailer signature, the declared trailer and the
-// encoded length (Content-Length) are all still verified.
-func (d *chunkedDecoder) readTrailerSection() (closed bool, err error) {
+// line that closes the body. A body that ends before that line broke off:
+// S3 answers IncompleteBody for it, trailer or not (versitygw's suite, run
+// against S3 too, sends "0\r\n" and "0\r\n<trailer>\r\n" and expects so).
+func (d *chunkedDecoder) readTrailerSection() error {
 	var claimedSignature string
 	sawSignature := false
 	for lines := 0; ; lines++ {
 		line, err := d.readTrailerLine()
 		if err == io.EOF {
-			break
+			return incompleteBody("aws-chunked body ends without its final CRLF")
 		}
 		if err != nil {
-			return false, err
+			return err
 		}
 		if len(line) == 0 {
-			closed = true
 			break
 		}
 		if lines >= maxTrailerLines || sawSignature || !d.allowTrailers {
-			return false, malformedTrailer("unexpected trailer line")
+			return malformedTrailer("unexpected trailer line")
 		}
 		name, value, ok := bytes.Cut(line, []byte{':'})
 		if !ok {
-			return false, malformedTrailer("trailer line has no colon")
+			return malformedTrailer("trailer line has no colon")
 		}
 		field := trailerField{
 			name:  strings.ToLower(string(bytes.TrimSpace(name))),
@@ -268,7 +318,7 @@ func (d *chunkedDecoder) readTrailerSection() (closed bool, err error) {
 		}
 		if field.name == trailerSignatureName {
 			if d.chain == nil {
-				return false, malformedTrailer("unsigned trailer carries a trailer signature")
+				return malformedTrailer("unsigned trailer carries a trailer signature")
 			}
 			claimedSignature, sawSignature = field.value, true
 			continue
@@ -279,16 +329,16 @@ func (d *chunkedDecoder) readTrailerSection() (closed bool, err error) {
 		if !sawSignature && len(d.trailers) == 0 {
 			// Nothing at all where the trailer belongs: S3 calls the
 			// trailing data malformed before it looks for a signature.
-			return false, malformedTrailer("aws-chunked trailer section is empty")
+			return malformedTrailer("aws-chunked trailer section is empty")
 		}
 		if !sawSignature {
-			return false, signatureMismatch("aws-chunked trailer lacks x-amz-trailer-signature")
+			return signatureMismatch("aws-chunked trailer lacks x-amz-trailer-signature")
 		}
 		if err := d.chain.verifyTrailer(claimedSignature, canonicalTrailer(d.trailers)); err != nil {
-			return false, err
+			return err
 		}
 	}
-	return closed, nil
+	return nil
 }
 
 // canonicalTrailer is the byte string the trailer signature covers.
@@ -379,6 +429,16 @@ func truncatedError(err error) *s3err.Error {
 		return s3e
 	}
 	return s3err.Wrap(s3err.IncompleteBody, err)
+}
+
+// invalidChunkSize is S3's answer to a chunk under minChunkSize that was not
+// the last data chunk: Chunk numbers the chunk whose header showed it (the
+// one after), BadChunkSize is the small chunk's size, as S3 reports them
+// (a 3-byte chunk followed by another: Chunk 2, BadChunkSize 3).
+func invalidChunkSize(chunk int, badSize int64) *s3err.Error {
+	return s3err.New(s3err.InvalidChunkSizeError).
+		With("Chunk", strconv.Itoa(chunk)).
+		With("BadChunkSize", strconv.FormatInt(badSize, 10))
 }
 
 func signatureMismatch(reason string) *s3err.Error {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,13 @@ import (
 	"github.com/minio/minio-go/v7/pkg/signer"
 
 	"github.com/s3cond/s3cond/s3err"
+)
+
+// S3's two wordings of IncompleteBody: a body whose framing broke off, and
+// one whose length is not the declared one.
+const (
+	bodyBrokeOff   = "The request body terminated unexpectedly"
+	lengthMismatch = "You did not provide the number of bytes specified by the Content-Length HTTP header"
 )
 
 func unsignedTrailerBody(t testing.TB, encoded string, decodedLength int, trailer string) (*Body, error) {
@@ -45,8 +53,9 @@ func TestChunkedDecoderEdgeCases(t *testing.T) {
 		{name: "upper-case hex and zero padding", encoded: "0000A\r\nhellohello\r\n0\r\n\r\n", decodedLength: 10},
 		{name: "chunk extensions", encoded: "5;name=value;flag\r\nhello\r\n0;x=y\r\n\r\n", decodedLength: 5},
 		{name: "space around size and trailer", encoded: "5 ;a=b\r\nhello\r\n0\r\n x-amz-checksum-crc32 : " + crc32Base64([]byte("hello")) + " \r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32"},
-		{name: "missing final CRLF after trailer", encoded: "5\r\nhello\r\n0\r\n" + helloCRC + "\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32"},
-		{name: "missing final CRLF without trailer", encoded: "5\r\nhello\r\n0\r\n", decodedLength: 5},
+		{name: "missing final CRLF after trailer", encoded: "5\r\nhello\r\n0\r\n" + helloCRC + "\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.IncompleteBody, message: bodyBrokeOff},
+		{name: "missing final CRLF without trailer", encoded: "5\r\nhello\r\n0\r\n", decodedLength: 5, want: s3err.IncompleteBody, message: bodyBrokeOff},
+		{name: "declared trailer and final CRLF missing", encoded: "A\r\ndummy data\r\n0\r\n", decodedLength: 10, trailer: "x-amz-checksum-crc64nvme", want: s3err.IncompleteBody, message: bodyBrokeOff},
 		{name: "trailer line ending LF CRLF (minio-go)", encoded: "5\r\nhello\r\n0\r\n" + helloCRC + "\n\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32"},
 		{name: "trailer line ending bare LF", encoded: "5\r\nhello\r\n0\r\n" + helloCRC + "\nX\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.IncompleteBody},
 		{name: "oversized chunk header", encoded: "5;" + strings.Repeat("a", maxChunkLineLength) + "\r\nhello\r\n0\r\n\r\n", decodedLength: 5, want: s3err.IncompleteBody},
@@ -60,14 +69,17 @@ func TestChunkedDecoderEdgeCases(t *testing.T) {
 		{name: "plus sign", encoded: "+5\r\nhello\r\n0\r\n\r\n", decodedLength: 5, want: s3err.IncompleteBody},
 		{name: "empty size", encoded: "\r\nhello\r\n0\r\n\r\n", decodedLength: 5, want: s3err.IncompleteBody},
 		{name: "bare LF", encoded: "5\nhello\r\n0\r\n\r\n", decodedLength: 5, want: s3err.IncompleteBody},
-		{name: "data not followed by CRLF", encoded: "5\r\nhelloX\r\n0\r\n\r\n", decodedLength: 5, want: s3err.IncompleteBody},
+		{name: "data not followed by CRLF", encoded: "5\r\nhelloX\r\n0\r\n\r\n", decodedLength: 5, want: s3err.IncompleteBody, message: bodyBrokeOff},
 		{name: "truncated in data", encoded: "5\r\nhel", decodedLength: 5, want: s3err.IncompleteBody},
 		{name: "truncated in header", encoded: "5\r\nhello\r\n0", decodedLength: 5, want: s3err.IncompleteBody},
 		{name: "truncated before final chunk", encoded: "5\r\nhello\r\n", decodedLength: 5, want: s3err.IncompleteBody},
 		{name: "truncated in trailer", encoded: "5\r\nhello\r\n0\r\nx-amz-checksum-crc32:AA", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.IncompleteBody},
 		{name: "extra bytes after end", encoded: "5\r\nhello\r\n0\r\n\r\nmore", decodedLength: 5, want: s3err.IncompleteBody},
-		{name: "decoded length larger than data", encoded: "5\r\nhello\r\n0\r\n\r\n", decodedLength: 6, want: s3err.IncompleteBody},
-		{name: "decoded length smaller than data", encoded: "5\r\nhello\r\n0\r\n\r\n", decodedLength: 4, want: s3err.IncompleteBody},
+		{name: "decoded length larger than data", encoded: "5\r\nhello\r\n0\r\n\r\n", decodedLength: 6, want: s3err.IncompleteBody, message: lengthMismatch},
+		{name: "decoded length smaller than data", encoded: "5\r\nhello\r\n0\r\n\r\n", decodedLength: 4, want: s3err.IncompleteBody, message: lengthMismatch},
+		{name: "chunk past decoded length, well framed", encoded: "b\r\nabcdefghijk\r\n0\r\n\r\n", decodedLength: 5, want: s3err.IncompleteBody, message: lengthMismatch},
+		{name: "chunk past decoded length, broken framing", encoded: "B\r\ndummy data\r\n0\r\n\r\n", decodedLength: 10, want: s3err.IncompleteBody, message: bodyBrokeOff},
+		{name: "chunk far past decoded length", encoded: "7fffffff\r\nabc", decodedLength: 3, want: s3err.IncompleteBody, message: lengthMismatch},
 		{name: "declared trailer missing", encoded: "5\r\nhello\r\n0\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.MalformedTrailerError},
 		{name: "undeclared trailer", encoded: "5\r\nhello\r\n0\r\nx-amz-meta-a:b\r\n\r\n", decodedLength: 5, want: s3err.MalformedTrailerError},
 		{name: "other trailer than declared", encoded: "5\r\nhello\r\n0\r\nx-amz-checksum-sha1:" + hexToBase64(t, "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d") + "\r\n\r\n", decodedLength: 5, trailer: "x-amz-checksum-crc32", want: s3err.MalformedTrailerError},
@@ -118,11 +130,15 @@ func TestEmptyStreamEndsOnFirstRead(t *testing.T) {
 
 func TestSignedStreamFramingProblems(t *testing.T) {
 	signing := exampleSigning(t)
-	payload := []byte("hello world, signed")
-	good := encodeStream(payload, streamOptions{chunkSize: 8, signer: newTestChunkSigner(signing)})
+	payload := bytes.Repeat([]byte("hello world, signed "), minChunkSize/8) // two full chunks and a short one
+	good := encodeStream(payload, streamOptions{chunkSize: minChunkSize, signer: newTestChunkSigner(signing)})
 	withExtension := bytes.Replace(good, []byte(";chunk-signature="), []byte(";x-ext=1;chunk-signature="), 1)
-	noSignature := []byte("13\r\n" + string(payload) + "\r\n0\r\n\r\n")
+	noSignature := []byte(strconv.FormatInt(int64(len(payload)), 16) + "\r\n" + string(payload) + "\r\n0\r\n\r\n")
 	repeated := bytes.Replace(good, []byte(";chunk-signature="), []byte(";chunk-signature=00;chunk-signature="), 1)
+	signatureStart := bytes.Index(good, []byte(";chunk-signature=")) + len(";chunk-signature=")
+	shortSignature := append(bytes.Clone(good[:signatureStart+10]), good[signatureStart+15:]...)
+	wrongSignature := bytes.Clone(good)
+	wrongSignature[signatureStart] = flipHexOrByte(wrongSignature[signatureStart])
 	trailerInPlainMode := append(bytes.Clone(bytes.TrimSuffix(good, []byte("\r\n"))), []byte("x-amz-checksum-crc32:AAAAAA==\r\n\r\n")...)
 	missingFinalCRLF := bytes.TrimSuffix(good, []byte("\r\n"))
 	cases := []struct {
@@ -132,9 +148,13 @@ func TestSignedStreamFramingProblems(t *testing.T) {
 	}{
 		{"valid", good, ""},
 		{"extension before signature", withExtension, ""},
-		{"missing final CRLF", missingFinalCRLF, ""},
-		{"no chunk signature", noSignature, s3err.SignatureDoesNotMatch},
-		{"repeated chunk signature", repeated, s3err.SignatureDoesNotMatch},
+		{"missing final CRLF", missingFinalCRLF, s3err.IncompleteBody},
+		// S3 reads a missing or misshapen chunk signature as broken framing
+		// (versitygw's SignedStreamingPayload_invalid_encoding, run against S3).
+		{"no chunk signature", noSignature, s3err.IncompleteBody},
+		{"repeated chunk signature", repeated, s3err.IncompleteBody},
+		{"short chunk signature", shortSignature, s3err.IncompleteBody},
+		{"wrong chunk signature", wrongSignature, s3err.SignatureDoesNotMatch},
 		{"trailer in non-trailer mode", trailerInPlainMode, s3err.MalformedTrailerError},
 		{"extra bytes", append(bytes.Clone(good), 'x'), s3err.IncompleteBody},
 		{"truncated", good[:len(good)-30], s3err.IncompleteBody},
@@ -192,14 +212,12 @@ func TestEncodedLengthMustMatchContentLength(t *testing.T) {
 	}
 }
 
-// TestChunkSizes round-trips signed streams with chunk sizes from 1 byte to 8 MiB.
+// TestChunkSizes round-trips signed streams with chunk sizes from S3's
+// minimum to 8 MiB (smaller ones: TestChunkSizeMinimum).
 func TestChunkSizes(t *testing.T) {
-	for _, size := range []int{1, 2, 100, 8 << 10, 64 << 10, 1 << 20, 8 << 20} {
+	for _, size := range []int{minChunkSize, minChunkSize + 1, 64 << 10, 1 << 20, 8 << 20} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			payloadLength := min(3*size+1, 8<<20+17)
-			if size == 1 {
-				payloadLength = 777
-			}
 			payload := make([]byte, payloadLength)
 			for i := range payload {
 				payload[i] = byte(i * 7)
@@ -262,15 +280,16 @@ var fuzzModes = [...]PayloadMode{PayloadStreamingUnsignedTrailer, PayloadStreami
 
 // fuzzSeeds are valid and near-valid streams for every mode.
 func fuzzSeeds(t testing.TB) []fuzzInput {
-	payload := []byte("hello fuzz world")
+	payload := bytes.Repeat([]byte("hello fuzz world"), minChunkSize/8) // three chunks of minChunkSize and less
 	crcLine := fuzzTrailer + ":" + crc32Base64(payload)
 	signing := exampleSigning(t)
 	return []fuzzInput{
+		{encodeStream(payload, streamOptions{chunkSize: minChunkSize, trailers: []string{crcLine}}), uint32(len(payload)), 0, 3},
 		{encodeStream(payload, streamOptions{chunkSize: 5, trailers: []string{crcLine}}), uint32(len(payload)), 0, 3},
 		{[]byte("0\r\n\r\n"), 0, 0, 1},
 		{[]byte("5;ext=1\r\nhello\r\n0\r\n" + crcLine + "\r\n"), 5, 0, 100},
-		{encodeStream(payload, streamOptions{chunkSize: 4, signer: newTestChunkSigner(signing)}), uint32(len(payload)), 1, 7},
-		{encodeStream(payload, streamOptions{chunkSize: 8, signer: newTestChunkSigner(signing), trailers: []string{crcLine}, signTrailer: true}), uint32(len(payload)), 2, 64},
+		{encodeStream(payload, streamOptions{chunkSize: minChunkSize, signer: newTestChunkSigner(signing)}), uint32(len(payload)), 1, 7},
+		{encodeStream(payload, streamOptions{chunkSize: minChunkSize + 1, signer: newTestChunkSigner(signing), trailers: []string{crcLine}, signTrailer: true}), uint32(len(payload)), 2, 64},
 		{[]byte("ffffffffffffffff\r\n"), 5, 0, 9},
 		{[]byte("5;" + strings.Repeat("x", 5000) + "\r\n"), 5, 0, 9},
 	}
@@ -452,5 +471,100 @@ func TestMinioGoStreamingUploads(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// encodeChunks frames payload bytes in chunks of the given sizes (then the
+// final empty chunk), unsigned, without a trailer.
+func encodeChunks(sizes ...int) (encoded []byte, decodedLength int) {
+	var b bytes.Buffer
+	for i, size := range sizes {
+		b.WriteString(strconv.FormatInt(int64(size), 16) + "\r\n")
+		b.Write(bytes.Repeat([]byte{byte('a' + i%26)}, size))
+		b.WriteString("\r\n")
+		decodedLength += size
+	}
+	b.WriteString("0\r\n\r\n")
+	return b.Bytes(), decodedLength
+}
+
+// TestChunkSizeMinimum holds S3's rule that every chunk but the last data
+// chunk has at least 8192 bytes (the cases of versitygw's
+// UnsignedStreamingPayloadTrailer_invalid_chunk_size, which also runs
+// against S3), and the Chunk and BadChunkSize S3 reports: the number of the
+// chunk whose header showed the fault, and the small chunk's size.
+func TestChunkSizeMinimum(t *testing.T) {
+	cases := []struct {
+		sizes        []int
+		chunk, small string // "" when the stream is good
+	}{
+		{sizes: []int{8192, 8192, 100}},
+		{sizes: []int{100}},
+		{sizes: nil},
+		{sizes: []int{10000, 9500, 20}},
+		{sizes: []int{8200, 8201, 10000, 10}},
+		{sizes: []int{100, 8192, 100}, chunk: "2", small: "100"},
+		{sizes: []int{8192, 10, 100}, chunk: "3", small: "10"},
+		{sizes: []int{10, 10, 10}, chunk: "2", small: "10"},
+		{sizes: []int{10000, 10, 8192, 8192}, chunk: "3", small: "10"},
+		{sizes: []int{8191, 8192}, chunk: "2", small: "8191"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprint(tc.sizes), func(t *testing.T) {
+			encoded, decodedLength := encodeChunks(tc.sizes...)
+			body, err := unsignedTrailerBody(t, string(encoded), decodedLength, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readBody(t, body, 4096)
+			if tc.chunk == "" {
+				if err != nil || len(got) != decodedLength {
+					t.Fatalf("good stream: %d bytes, %v", len(got), err)
+				}
+				return
+			}
+			e := requireCode(t, err, s3err.InvalidChunkSizeError)
+			want := []s3err.Field{{Name: "Chunk", Value: tc.chunk}, {Name: "BadChunkSize", Value: tc.small}}
+			if fmt.Sprint(e.Extra) != fmt.Sprint(want) || e.Status() != http.StatusBadRequest ||
+				e.Message != "Only the last chunk is allowed to have a size less than 8192 bytes" {
+				t.Fatalf("got %d %q %v, want 400 and %v", e.Status(), e.Message, e.Extra, want)
+			}
+		})
+	}
+	t.Run("signed", func(t *testing.T) {
+		payload := bytes.Repeat([]byte{'s'}, 3000)
+		encoded := encodeStream(payload, streamOptions{chunkSize: 1000, signer: newTestChunkSigner(exampleSigning(t))})
+		body, err := NewBody(bytes.NewReader(encoded), BodySpec{Mode: PayloadStreamingSigned,
+			ContentLength: int64(len(encoded)), Header: streamingHeader(len(payload), ""), Chunk: exampleSigning(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = readBody(t, body, 512)
+		requireCode(t, err, s3err.InvalidChunkSizeError)
+	})
+}
+
+// TestLengthMismatchNamesBothNumbers: a decoded length other than
+// x-amz-decoded-content-length gets S3's Content-Length wording and the two
+// numbers S3 adds (NumberBytesExpected, NumberBytesProvided).
+func TestLengthMismatchNamesBothNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		encoded            string
+		decodedLength      int
+		expected, provided string
+	}{
+		{"5\r\nhello\r\n0\r\n\r\n", 3, "3", "5"},
+		{"5\r\nhello\r\n0\r\n\r\n", 8, "8", "5"},
+	} {
+		body, err := unsignedTrailerBody(t, tc.encoded, tc.decodedLength, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = readBody(t, body, 64)
+		e := requireCode(t, err, s3err.IncompleteBody)
+		want := []s3err.Field{{Name: "NumberBytesExpected", Value: tc.expected}, {Name: "NumberBytesProvided", Value: tc.provided}}
+		if e.Message != lengthMismatch || fmt.Sprint(e.Extra) != fmt.Sprint(want) {
+			t.Fatalf("declared %d: %q %v, want %v", tc.decodedLength, e.Message, e.Extra, want)
+		}
 	}
 }

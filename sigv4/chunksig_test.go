@@ -347,7 +347,7 @@ func flipHexOrByte(c byte) byte {
 
 func TestUnsignedTrailerChecksumTamperIsBadDigest(t *testing.T) {
 	payload := []byte("hello world")
-	encoded := encodeStream(payload, streamOptions{chunkSize: 4, trailers: []string{"x-amz-checksum-crc32:" + crc32Base64([]byte("hello worle"))}})
+	encoded := encodeStream(payload, streamOptions{chunkSize: minChunkSize, trailers: []string{"x-amz-checksum-crc32:" + crc32Base64([]byte("hello worle"))}})
 	body, err := NewBody(bytes.NewReader(encoded), BodySpec{
 		Mode: PayloadStreamingUnsignedTrailer, ContentLength: int64(len(encoded)),
 		Header: streamingHeader(len(payload), "x-amz-checksum-crc32"),

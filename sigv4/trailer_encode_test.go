@@ -13,12 +13,12 @@ import (
 // decodes the result as a backend would: the payload and checksum survive
 // and the announced length is exact.
 func TestEncodeUnsignedTrailerRoundTrip(t *testing.T) {
-	const chunkSize = 1000
+	const chunkSize = minChunkSize
 	for _, size := range []int{0, 1, 999, chunkSize, chunkSize + 1, 5*chunkSize + 17} {
 		for _, withTrailer := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%d-trailer-%v", size, withTrailer), func(t *testing.T) {
 				payload := bytes.Repeat([]byte{'q'}, size)
-				options := streamOptions{chunkSize: 300, signer: newTestChunkSigner(exampleSigning(t)), signTrailer: true}
+				options := streamOptions{chunkSize: 3 * minChunkSize / 2, signer: newTestChunkSigner(exampleSigning(t)), signTrailer: true}
 				trailer := ""
 				if withTrailer {
 					trailer = "x-amz-checksum-crc32"
@@ -58,8 +58,8 @@ func TestEncodeUnsignedTrailerRoundTrip(t *testing.T) {
 }
 
 func TestEncodeUnsignedTrailerNeverEndsUnverified(t *testing.T) {
-	payload := bytes.Repeat([]byte{'r'}, 2500)
-	encoded := encodeStream(payload, streamOptions{chunkSize: 1000, signer: newTestChunkSigner(exampleSigning(t)),
+	payload := bytes.Repeat([]byte{'r'}, 5*minChunkSize/2)
+	encoded := encodeStream(payload, streamOptions{chunkSize: minChunkSize, signer: newTestChunkSigner(exampleSigning(t)),
 		trailers: []string{"x-amz-checksum-crc32:" + crc32Base64(payload[1:])}, signTrailer: false})
 	// Unsigned trailer mode makes the wrong checksum the only fault.
 	encoded = bytes.ReplaceAll(encoded, []byte(";chunk-signature="), []byte(";x="))
