@@ -320,8 +320,17 @@ func (d *chunkedDecoder) readTrailerSection() error {
 			if d.chain == nil {
 				return malformedTrailer("unsigned trailer carries a trailer signature")
 			}
+			if !isChunkSignature(field.value) {
+				return incompleteBody("aws-chunked trailer signature is not 64 hex digits")
+			}
 			claimedSignature, sawSignature = field.value, true
 			continue
+		}
+		if d.chain != nil && len(d.trailers) > 0 {
+			// A signed trailer is its checksum line, then the signature:
+			// S3 reads another line where the signature belongs as a
+			// broken body (versitygw's SignedStreamingPayloadTrailer_incomplete_body).
+			return incompleteBody("signed aws-chunked trailer has a second line where its signature belongs")
 		}
 		d.trailers = append(d.trailers, field)
 	}
@@ -371,7 +380,7 @@ func (d *chunkedDecoder) readTrailerLine() ([]byte, error) {
 	if len(line) > maxChunkLineLength {
 		return nil, incompleteBody("aws-chunked trailer line too long")
 	}
-	return line, nil
+	return withoutBareCR(line)
 }
 
 // readLine returns the next CRLF-terminated line without its CRLF, valid
@@ -397,7 +406,17 @@ func finishLine(line []byte, err error) ([]byte, error) {
 	if len(line) < 2 || line[len(line)-2] != '\r' {
 		return nil, incompleteBody("aws-chunked line does not end in CRLF")
 	}
-	return line[:len(line)-2], nil
+	return withoutBareCR(line[:len(line)-2])
+}
+
+// withoutBareCR refuses a line with a CR inside it: a line break that lost
+// its LF is broken framing, which S3 answers IncompleteBody, not a byte of
+// a value (versitygw's SignedStreamingPayloadTrailer_incomplete_body).
+func withoutBareCR(line []byte) ([]byte, error) {
+	if bytes.IndexByte(line, '\r') >= 0 {
+		return nil, incompleteBody("aws-chunked line holds a CR without LF")
+	}
+	return line, nil
 }
 
 // countingReader counts the bytes read from the client.

@@ -568,3 +568,45 @@ func TestLengthMismatchNamesBothNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestSignedTrailerFraming: in a signed trailer, the checksum line is
+// followed by its signature; S3 answers anything else in that place, a
+// signature of the wrong shape, or a line break that lost its LF as a
+// broken body (versitygw's SignedStreamingPayloadTrailer_incomplete_body).
+func TestSignedTrailerFraming(t *testing.T) {
+	payload := []byte("abcdefg")
+	crcLine := "x-amz-checksum-crc32:" + crc32Base64(payload)
+	good := encodeStream(payload, streamOptions{chunkSize: minChunkSize, signer: newTestChunkSigner(exampleSigning(t)),
+		trailers: []string{crcLine}, signTrailer: true})
+	signatureLine := bytes.Index(good, []byte("x-amz-trailer-signature:"))
+	signatureValue := signatureLine + len("x-amz-trailer-signature:")
+	splice := func(from, to int, with string) []byte {
+		return append(append(bytes.Clone(good[:from]), with...), good[to:]...)
+	}
+	cases := []struct {
+		name    string
+		encoded []byte
+		want    s3err.Code
+	}{
+		{"valid", good, ""},
+		{"checksum line's LF lost", splice(signatureLine-1, signatureLine, "bcd"), s3err.IncompleteBody},
+		{"another line where the signature belongs", splice(signatureLine+4, signatureLine+7, "invalid"), s3err.IncompleteBody},
+		{"signature one digit long", splice(signatureValue, signatureValue+4, "abcde"), s3err.IncompleteBody},
+		{"signature wrong", splice(signatureValue, signatureValue+1, string(flipHexOrByte(good[signatureValue]))), s3err.SignatureDoesNotMatch},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readBody(t, newSignedTrailerBody(t, tc.encoded, len(payload)), 5)
+			if tc.want == "" {
+				if err != nil || !bytes.Equal(got, payload) {
+					t.Fatalf("got %q, %v", got, err)
+				}
+				return
+			}
+			e := requireCode(t, err, tc.want)
+			if tc.want == s3err.IncompleteBody && e.Message != bodyBrokeOff {
+				t.Fatalf("message %q", e.Message)
+			}
+		})
+	}
+}

@@ -139,6 +139,7 @@ func vectorVerifier(secret string, at time.Time) *Verifier {
 	v := NewVerifier(staticCredentials{vectorAccessKey: secret}, vectorRegion)
 	v.service = vectorService
 	v.Now = func() time.Time { return at }
+	v.SessionTokens = true // some vectors sign with temporary credentials
 	return v
 }
 

@@ -69,6 +69,11 @@ type Verifier struct {
 	Region      string           // region clients must sign for; "" accepts any region in the scope
 	Now         func() time.Time // nil means time.Now
 	MaxSkew     time.Duration    // 0 means 15 minutes
+	// SessionTokens accepts X-Amz-Security-Token, as for temporary
+	// credentials. Off (the default), the client keys are permanent ones
+	// and a request carrying a token is 400 InvalidToken, as S3 answers a
+	// token sent with a permanent key.
+	SessionTokens bool
 
 	// service is the signing service clients must name; "" means "s3". Tests
 	// of the generic AWS suite set it to "service".
@@ -162,6 +167,9 @@ func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Req
 	if !ok {
 		return nil, s3err.New(s3err.InvalidAccessKeyID).With("AWSAccessKeyId", fields.credential.accessKeyID)
 	}
+	if perr := v.checkSessionToken(r, nil); perr != nil {
+		return nil, perr
+	}
 	now := v.now()
 	if skew := now.Sub(amzDate).Abs(); skew > v.maxSkew() {
 		return nil, s3err.New(s3err.RequestTimeTooSkewed).
@@ -205,6 +213,9 @@ func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (
 	if !ok {
 		return nil, s3err.New(s3err.InvalidAccessKeyID).With("AWSAccessKeyId", fields.credential.accessKeyID)
 	}
+	if perr := v.checkSessionToken(r, query); perr != nil {
+		return nil, perr
+	}
 	now := v.now()
 	if fields.amzDate.Sub(now) > v.maxSkew() {
 		return nil, s3err.Newf(s3err.AccessDenied, "Request is not valid yet").
@@ -237,6 +248,29 @@ func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (
 		return nil, perr
 	}
 	return v.authenticated(r, fields.authFields, fields.amzDate, key, mode, digest, true)
+}
+
+// checkSessionToken refuses a security token (header or query, whatever
+// the kind of authentication) unless the verifier accepts temporary credentials. S3
+// answers a token sent with a permanent key 400 InvalidToken before it
+// checks the signature, so a token added to a presigned URL after signing
+// gets that answer too, not SignatureDoesNotMatch.
+func (v *Verifier) checkSessionToken(r *http.Request, query map[string][]string) *s3err.Error {
+	if v.SessionTokens {
+		return nil
+	}
+	_, inHeader := r.Header[headerSecurityToken]
+	inQuery := false
+	if strings.Contains(r.URL.RawQuery, querySecurityToken) { // cheap test first: parsing allocates
+		if query == nil {
+			query = parseQuery(r.URL.RawQuery)
+		}
+		_, inQuery = query[querySecurityToken]
+	}
+	if inHeader || inQuery {
+		return s3err.New(s3err.InvalidToken)
+	}
+	return nil
 }
 
 // authenticated wraps the body of a request whose signature held.

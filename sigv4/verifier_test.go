@@ -40,6 +40,7 @@ type signOptions struct {
 	accessKey, secret, region, service string
 	at                                 time.Time
 	payloadHash                        string
+	sessionToken                       string // signed as a client with temporary credentials does
 }
 
 func (o signOptions) withDefaults() signOptions {
@@ -71,7 +72,7 @@ func signedRequest(t testing.TB, method, target, body string, o signOptions) *ht
 	o = o.withDefaults()
 	r := httptest.NewRequest(method, target, strings.NewReader(body))
 	r.Header.Set(headerContentSHA256, o.payloadHash)
-	creds := aws.Credentials{AccessKeyID: o.accessKey, SecretAccessKey: o.secret}
+	creds := aws.Credentials{AccessKeyID: o.accessKey, SecretAccessKey: o.secret, SessionToken: o.sessionToken}
 	rawQuery := r.URL.RawQuery
 	if err := sdkSigner.SignHTTP(context.Background(), creds, r, o.payloadHash, o.service, o.region, o.at); err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func presignedRequest(t testing.TB, method, target string, expires time.Duration
 	q.Set(queryExpires, strings.TrimSuffix((expires/time.Second).String(), "ns"))
 	q.Set(queryExpires, strconv.Itoa(int(expires/time.Second)))
 	r.URL.RawQuery = q.Encode()
-	creds := aws.Credentials{AccessKeyID: o.accessKey, SecretAccessKey: o.secret}
+	creds := aws.Credentials{AccessKeyID: o.accessKey, SecretAccessKey: o.secret, SessionToken: o.sessionToken}
 	signedURL, _, err := sdkSigner.PresignHTTP(context.Background(), creds, r, unsignedPayload, o.service, o.region, o.at)
 	if err != nil {
 		t.Fatal(err)
