@@ -170,6 +170,10 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c := newCall(w, r)
 	// Until it is classified, a request is one s3cond refuses.
 	c.info.set(func(i *requestInfo) { i.op = Refused })
+	if err := checkHeaderSection(r); err != nil {
+		p.fail(c, err) // S3 looks at nothing else of such a request
+		return
+	}
 	// S3's order: authentication first, then what the request addresses.
 	// A request route refuses is still answered only after its signature
 	// (neither step reaches the backend), so a SigV2 presigned URL gets

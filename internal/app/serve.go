@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/proxy"
 )
 
 // drainTimeout bounds the wait, after the grace period, for cancelled
@@ -51,9 +53,9 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 		Handler:           countInFlight(a.Handler, &inFlight),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		// S3 allows 8 KiB of request headers in general, more with
-		// metadata; this bound keeps a hostile header section out.
-		MaxHeaderBytes: 64 << 10,
+		// Above S3's 8 KiB, which the proxy answers with S3's error; this
+		// bounds what a connection's header block can make the server hold.
+		MaxHeaderBytes: proxy.MaxHeaderBytes,
 		BaseContext:    func(net.Listener) context.Context { return requestsCtx },
 		ErrorLog:       stdlog.New(debugWriter{o.Log.With().Str("component", "http-server").Logger()}, "", 0),
 	}
