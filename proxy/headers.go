@@ -102,14 +102,11 @@ func copyResponseHeader(dst, src http.Header, requestID string) {
 	if backendID := src.Get("X-Amz-Request-Id"); backendID != "" {
 		dst.Set("X-S3cond-Backend-Request-Id", backendID)
 	}
-	// The request-ID middleware set the canonical key; one name only (its
-	// value slice moves over, saving an allocation).
-	idValues := dst["X-Amz-Request-Id"]
-	if len(idValues) != 1 || idValues[0] != requestID {
-		idValues = []string{requestID}
+	// The request-ID middleware set it already (under S3's name); a
+	// handler without it gets it here.
+	if idValues := dst[requestIDHeader]; len(idValues) != 1 || idValues[0] != requestID {
+		dst[requestIDHeader] = []string{requestID}
 	}
-	delete(dst, "X-Amz-Request-Id")
-	dst["x-amz-request-id"] = idValues
 }
 
 // outboundRawQuery is the client's raw query without presigned-URL

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestCopyResponseHeaderSpellsNamesAsS3(t *testing.T) {
 		"X-Amz-Checksum-Crc32": {"AAAAAA=="},
 	}
 	dst := http.Header{}
-	dst.Set("X-Amz-Request-Id", "ours") // what the request-ID middleware set
+	dst[requestIDHeader] = []string{"ours"} // what the request-ID middleware set
 	copyResponseHeader(dst, src, "ours")
 	want := http.Header{
 		"x-amz-meta-foo":              {"bar"},
@@ -128,6 +129,12 @@ func TestResponseHeaderNamesOnTheWire(t *testing.T) {
 // names of the answer exactly as they arrived.
 func rawResponseNames(t *testing.T, host string, raw []byte) map[string]bool {
 	t.Helper()
+	return rawResponseNamesWithStatus(t, host, raw, http.StatusOK)
+}
+
+// rawResponseNamesWithStatus is rawResponseNames for an answer of status.
+func rawResponseNamesWithStatus(t *testing.T, host string, raw []byte, want int) map[string]bool {
+	t.Helper()
 	conn, err := net.Dial("tcp", host)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +145,7 @@ func rawResponseNames(t *testing.T, host string, raw []byte) map[string]bool {
 	}
 	br := bufio.NewReader(conn)
 	status, err := br.ReadString('\n')
-	if err != nil || !strings.Contains(status, " 200 ") {
+	if err != nil || !strings.Contains(status, " "+strconv.Itoa(want)+" ") {
 		t.Fatalf("status line %q, err %v", status, err)
 	}
 	names := map[string]bool{}
@@ -172,5 +179,29 @@ func BenchmarkCopyResponseHeader(b *testing.B) {
 	for b.Loop() {
 		dst := make(http.Header, 16)
 		copyResponseHeader(dst, src, "S3CONDID")
+	}
+}
+
+// TestOwnErrorsSpellTheRequestIDAsS3 checks the answers s3cond makes itself
+// (a refused signature, an unsigned request, a section over S3's header
+// limit): the request ID goes out as S3 spells it, x-amz-request-id.
+func TestOwnErrorsSpellTheRequestIDAsS3(t *testing.T) {
+	f := newFixture(t, false)
+	host := wireHost(f.proxyURL)
+	badSignature := &wireRequest{method: http.MethodGet, target: "/" + bucketName + "/key"}
+	badSignature.sign(t, host, sigv4.EmptyPayloadHash)
+	badSignature.add("X-Amz-Meta-Late", "added after signing")
+	for name, c := range map[string]struct {
+		raw    []byte
+		status int
+	}{
+		"unsigned":       {(&wireRequest{method: http.MethodGet, target: "/" + bucketName + "/key"}).bytes(host), http.StatusForbidden},
+		"bad signature":  {badSignature.bytes(host), http.StatusForbidden},
+		"header section": {(&wireRequest{method: http.MethodGet, target: "/x", header: paddingHeaders(9 << 10)}).bytes(host), http.StatusBadRequest},
+	} {
+		names := rawResponseNamesWithStatus(t, host, c.raw, c.status)
+		if !names["x-amz-request-id"] || names["X-Amz-Request-Id"] {
+			t.Errorf("%s: response header names %v, want x-amz-request-id only", name, names)
+		}
 	}
 }

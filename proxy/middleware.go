@@ -25,7 +25,7 @@ type requestState struct {
 	id   string
 	info requestInfo
 	rec  statusRecorder
-	// idValue backs the response's X-Amz-Request-Id header.
+	// idValue backs the response's x-amz-request-id header.
 	idValue [1]string
 	// call is serveS3's record of the request.
 	call call
@@ -106,13 +106,19 @@ func infoFrom(ctx context.Context) *requestInfo {
 	return &requestInfo{}
 }
 
+// requestIDHeader is the response header naming s3cond's request ID,
+// spelt as S3 sends it.
+const requestIDHeader = "x-amz-request-id"
+
 // requestIDMiddleware gives every request s3cond's own x-amz-request-id, set
 // before anything else can answer.
 func (p *Proxy) requestIDMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		state := &requestState{Context: r.Context(), id: p.newRequestID()}
 		state.idValue[0] = state.id
-		w.Header()["X-Amz-Request-Id"] = state.idValue[:]
+		// S3's spelling, not Go's canonical X-Amz-Request-Id: net/http
+		// writes a key as it is stored.
+		w.Header()[requestIDHeader] = state.idValue[:]
 		next.ServeHTTP(w, r.WithContext(state))
 	})
 }
