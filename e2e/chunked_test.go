@@ -45,6 +45,9 @@ func TestSignedChunkedTampering(t *testing.T) {
 		{"flipped trailer signature", true, func(u *ChunkedUpload) { u.FlipTrailerSig = true }, 403, "SignatureDoesNotMatch"},
 		{"truncated", false, func(u *ChunkedUpload) { u.TruncateAt = 150_000 }, 400, "IncompleteBody"},
 		{"truncated with trailer", true, func(u *ChunkedUpload) { u.TruncateAt = 150_000 }, 400, "IncompleteBody"},
+		// S3's minimum: every chunk but the last data chunk has 8 KiB.
+		{"4 KiB chunks", false, func(u *ChunkedUpload) { u.ChunkSize = 4 << 10 }, 400, "InvalidChunkSizeError"},
+		{"4 KiB chunks with trailer", true, func(u *ChunkedUpload) { u.ChunkSize = 4 << 10 }, 400, "InvalidChunkSizeError"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u := NewChunkedUpload(data, chunk, tc.trailer)
