@@ -250,29 +250,6 @@ func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (
 	return v.authenticated(r, fields.authFields, fields.amzDate, key, mode, digest, true)
 }
 
-// checkSessionToken refuses a security token (header or query, whatever
-// the kind of authentication) unless the verifier accepts temporary credentials. S3
-// answers a token sent with a permanent key 400 InvalidToken before it
-// checks the signature, so a token added to a presigned URL after signing
-// gets that answer too, not SignatureDoesNotMatch.
-func (v *Verifier) checkSessionToken(r *http.Request, query map[string][]string) *s3err.Error {
-	if v.SessionTokens {
-		return nil
-	}
-	_, inHeader := r.Header[headerSecurityToken]
-	inQuery := false
-	if strings.Contains(r.URL.RawQuery, querySecurityToken) { // cheap test first: parsing allocates
-		if query == nil {
-			query = parseQuery(r.URL.RawQuery)
-		}
-		_, inQuery = query[querySecurityToken]
-	}
-	if inHeader || inQuery {
-		return s3err.New(s3err.InvalidToken)
-	}
-	return nil
-}
-
 // authenticated wraps the body of a request whose signature held.
 func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key [sha256.Size]byte, mode PayloadMode, digest string, presigned bool) (*Request, *s3err.Error) {
 	var chunk *ChunkSigning
