@@ -38,6 +38,16 @@ var backendAuthFailures = map[string]bool{
 	"SignatureVersionNotSupported":      true,
 }
 
+// harmlessDenials are AccessDenied messages that say why without naming
+// a principal, key or policy, so the client may read them as the store
+// wrote them (S3 and versitygw explain an object lock this way). Any other
+// message is replaced by S3's plain one.
+var harmlessDenials = map[string]bool{
+	"Access Denied":  true,
+	"Access Denied.": true,
+	"Access Denied because object protected by object lock.": true,
+}
+
 // rewritesBackendBody reports whether forward must read the backend's
 // answer whole and rewrite it before the client sees it: every error or
 // redirect document (they name the backend's request, host and buckets),
@@ -101,6 +111,9 @@ func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
 		// the details (which key, which policy) are not.
 		p.logBackendAnswer(c, resp, doc, "the backend denied s3cond's request")
 		e := s3err.New(s3err.AccessDenied)
+		if msg := doc.get("Message"); harmlessDenials[msg] {
+			e.Message = msg
+		}
 		c.info.set(func(i *requestInfo) { i.err = e })
 		p.writeDocument(c, resp, resp.StatusCode, e.XML(c.r.URL.Path, c.id))
 		return

@@ -291,3 +291,16 @@ func TestLocationHeaderNamesTheClientBucketAndHost(t *testing.T) {
 	}
 
 }
+
+func TestBackendAccessDeniedKeepsAHarmlessReason(t *testing.T) {
+	const reason = "Access Denied because object protected by object lock."
+	proxyURL, _ := scriptedProxy(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, `<Error><Code>AccessDenied</Code><Message>`+reason+`</Message><RequestId>BACKENDREQ1</RequestId></Error>`)
+	})
+	status, header, body := signedDo(t, http.MethodDelete, proxyURL+"/"+bucketName+"/locked", nil)
+	if status != http.StatusForbidden || !strings.Contains(body, "<Message>"+reason+"</Message>") {
+		t.Fatalf("status %d body %s; want 403 with the store's reason", status, body)
+	}
+	wantRequestID(t, header, body)
+}
