@@ -151,14 +151,19 @@ func (t *SpliceTransport) exchange(req *http.Request, payload []byte, pc *splice
 	if _, err := pc.br.Peek(1); err != nil {
 		return fail(nothingReceivedError{fmt.Errorf("read response from %s: %w", addr, err)})
 	}
-	resp, plain := readPlainResponse(pc.br, req)
+	var resp *http.Response
+	var body *splicedBody
+	answer, plain := readPlainResponse(pc.br, req)
+	if plain {
+		resp, body = &answer.Response, &answer.body
+	}
 	for informational := 0; !plain; informational++ {
 		r, err := http.ReadResponse(pc.br, req)
 		if err != nil {
 			return fail(fmt.Errorf("read response from %s: %w", addr, err))
 		}
 		if r.StatusCode >= 200 || r.StatusCode == http.StatusSwitchingProtocols {
-			resp = r
+			resp, body = r, new(splicedBody)
 			break
 		}
 		if informational == 5 {
@@ -168,7 +173,7 @@ func (t *SpliceTransport) exchange(req *http.Request, payload []byte, pc *splice
 	if t.next.ResponseHeaderTimeout > 0 {
 		_ = pc.conn.SetReadDeadline(time.Time{})
 	}
-	body := &splicedBody{t: t, pc: pc, addr: addr, stop: stop, reusable: !resp.Close}
+	*body = splicedBody{t: t, pc: pc, addr: addr, stop: stop, reusable: !resp.Close}
 	switch {
 	case req.Method == http.MethodHead || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified:
 		// No body follows, whatever Content-Length says.
