@@ -42,13 +42,43 @@ func NewResigner(next http.RoundTripper, creds aws.CredentialsProvider, region s
 }
 
 func (s *resigner) RoundTrip(req *http.Request) (*http.Response, error) {
+	return s.roundTrip(req, false)
+}
+
+// OwnedRoundTripper is a RoundTripper that can also send a request its
+// caller gives away. NewResigner's implements it.
+type OwnedRoundTripper interface {
+	http.RoundTripper
+	// RoundTripOwned is RoundTrip for a request the caller built for this
+	// one call and does not touch again: it may be changed in place (its
+	// header map gains the signature's headers and loses any
+	// Authorization), where RoundTrip must work on a copy.
+	RoundTripOwned(req *http.Request) (*http.Response, error)
+}
+
+var _ OwnedRoundTripper = (*resigner)(nil)
+
+// RoundTripOwned signs req itself rather than a copy: for s3cond's own
+// backend requests, built per call, that spares a copy of the request and
+// of its header map (three of a forwarded GET's allocations).
+func (s *resigner) RoundTripOwned(req *http.Request) (*http.Response, error) {
+	return s.roundTrip(req, true)
+}
+
+func (s *resigner) roundTrip(req *http.Request, owned bool) (*http.Response, error) {
 	creds, err := s.creds.Retrieve(req.Context())
 	if err != nil {
 		closeBody(req)
 		return nil, fmt.Errorf("sigv4: retrieve backend credentials: %w", err)
 	}
 	stamp := s.clock.stamp()
-	out, values, payloadHash := outboundCopy(req, stamp.amzDate, creds.SessionToken)
+	out := req
+	if owned {
+		delete(out.Header, headerAuthorization)
+	} else {
+		out = outboundCopy(req)
+	}
+	values, payloadHash := setSigningHeaders(out, stamp.amzDate, creds.SessionToken)
 	key := s.keys.get(signingKeyID{
 		accessKeyID: creds.AccessKeyID, secret: creds.SecretAccessKey,
 		date: stamp.day, region: s.region, service: serviceS3,
@@ -63,12 +93,10 @@ func (s *resigner) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // outboundCopy returns a shallow copy of req with a header map of its own
-// (the values are shared: nothing here or below changes them in place)
-// holding X-Amz-Date, the payload hash and any session token, without
-// Authorization; and the path put in S3's canonical encoding. values backs
-// the header values set here and has room for Authorization's.
-func outboundCopy(req *http.Request, amzDate, sessionToken string) (out *http.Request, values []string, payloadHash string) {
-	out = new(http.Request)
+// (the values are shared: nothing here or below changes them in place),
+// without Authorization, and room for the headers setSigningHeaders adds.
+func outboundCopy(req *http.Request) *http.Request {
+	out := new(http.Request)
 	*out = *req
 	out.Header = make(http.Header, len(req.Header)+3)
 	for name, values := range req.Header {
@@ -76,16 +104,19 @@ func outboundCopy(req *http.Request, amzDate, sessionToken string) (out *http.Re
 			out.Header[name] = values
 		}
 	}
-	// One backing array for the values set here; each header gets a
-	// full slice of it, so that an append to one cannot reach the next.
+	return out
+}
+
+// setSigningHeaders sets X-Amz-Date, the payload hash (unless out has one)
+// and any session token on out, and puts its path in S3's canonical
+// encoding. The returned values backs the header values set here (each
+// header a full slice of it, so that an append to one cannot reach the
+// next) and has room for Authorization's.
+func setSigningHeaders(out *http.Request, amzDate, sessionToken string) (values []string, payloadHash string) {
 	values = make([]string, 0, 4)
-	add := func(name, value string) {
-		values = append(values, value)
-		out.Header[name] = values[len(values)-1 : len(values) : len(values)]
-	}
-	add(headerAmzDate, amzDate)
+	values = setValue(out.Header, values, headerAmzDate, amzDate)
 	if sessionToken != "" {
-		add(headerSecurityToken, sessionToken)
+		values = setValue(out.Header, values, headerSecurityToken, sessionToken)
 	}
 	payloadHash = out.Header.Get(headerContentSHA256)
 	if payloadHash == "" {
@@ -93,7 +124,7 @@ func outboundCopy(req *http.Request, amzDate, sessionToken string) (out *http.Re
 		if (out.Body == nil || out.Body == http.NoBody) && out.ContentLength == 0 {
 			payloadHash = EmptyPayloadHash
 		}
-		add(headerContentSHA256, payloadHash)
+		values = setValue(out.Header, values, headerContentSHA256, payloadHash)
 	}
 	if out.URL.Opaque == "" {
 		if encoded := uriEncode(out.URL.Path, false); out.URL.EscapedPath() != encoded {
@@ -102,7 +133,15 @@ func outboundCopy(req *http.Request, amzDate, sessionToken string) (out *http.Re
 			out.URL = &u
 		}
 	}
-	return out, values, payloadHash
+	return values, payloadHash
+}
+
+// setValue appends value to values and sets h[name] to a full slice of
+// that one element.
+func setValue(h http.Header, values []string, name, value string) []string {
+	values = append(values, value)
+	h[name] = values[len(values)-1 : len(values) : len(values)]
+	return values
 }
 
 // signingHost is the Host the request goes out with, without a default port
