@@ -48,7 +48,21 @@ type Metrics struct {
 
 	// requestSeries caches the per-request series by operation and status.
 	requestSeries requestSeriesCache
+	// The children of the vectors fed on every backend request, lease call
+	// or conditional write.
+	backendDurations    *childCache[string, prometheus.Observer]
+	leaseStoreDurations *childCache[string, prometheus.Observer]
+	acquireSeries       *childCache[string, acquireSeries]
+	conditionalOutcomes *childCache[conditionalKey, prometheus.Counter]
 }
+
+// acquireSeries are what one lease acquisition result feeds.
+type acquireSeries struct {
+	count prometheus.Counter
+	wait  prometheus.Observer
+}
+
+type conditionalKey struct{ operation, outcome string }
 
 var (
 	_ proxy.RequestObserver = (*Metrics)(nil)
@@ -132,6 +146,18 @@ func New(reg prometheus.Registerer) *Metrics {
 		m.leaseStoreDuration, m.leaseStoreErrors, m.backendDuration, m.backendErrors,
 	)
 	m.leasedWrites = newLeasedWriteMetrics(reg)
+	m.backendDurations = newChildCache(func(method string) prometheus.Observer {
+		return m.backendDuration.WithLabelValues(method)
+	})
+	m.leaseStoreDurations = newChildCache(func(op string) prometheus.Observer {
+		return m.leaseStoreDuration.WithLabelValues(op)
+	})
+	m.acquireSeries = newChildCache(func(result string) acquireSeries {
+		return acquireSeries{count: m.leaseAcquires.WithLabelValues(result), wait: m.leaseWait.WithLabelValues(result)}
+	})
+	m.conditionalOutcomes = newChildCache(func(k conditionalKey) prometheus.Counter {
+		return m.conditional.WithLabelValues(k.operation, k.outcome)
+	})
 	return m
 }
 
@@ -144,7 +170,7 @@ func (m *Metrics) ObserveRequest(r proxy.RequestRecord) {
 	series.bytesIn.Add(float64(r.BytesIn))
 	series.bytesOut.Add(float64(r.BytesOut))
 	if r.ConditionalOutcome != "" {
-		m.conditional.WithLabelValues(op, r.ConditionalOutcome).Inc()
+		m.conditionalOutcomes.get(conditionalKey{op, r.ConditionalOutcome}).Inc()
 	}
 	if r.SignatureFailure != "" {
 		m.signatureFailures.WithLabelValues(r.SignatureFailure).Inc()
@@ -154,8 +180,9 @@ func (m *Metrics) ObserveRequest(r proxy.RequestRecord) {
 // AcquireDone implements dynamolease.Observer.
 func (m *Metrics) AcquireDone(wait time.Duration, err error) {
 	result := acquireResult(err)
-	m.leaseAcquires.WithLabelValues(result).Inc()
-	m.leaseWait.WithLabelValues(result).Observe(wait.Seconds())
+	series := m.acquireSeries.get(result)
+	series.count.Inc()
+	series.wait.Observe(wait.Seconds())
 }
 
 func acquireResult(err error) string {

@@ -20,7 +20,7 @@ func (m *Metrics) InstrumentTable(t dynamolease.Table) dynamolease.Table {
 }
 
 func (t *instrumentedTable) observe(op string, start time.Time, err error) {
-	t.m.leaseStoreDuration.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	t.m.leaseStoreDurations.get(op).Observe(time.Since(start).Seconds())
 	// A conditional write that lost is the protocol working, not the store failing.
 	if err != nil && !errors.Is(err, dynamolease.ErrConditionFailed) {
 		t.m.leaseStoreErrors.WithLabelValues(op).Inc()

@@ -23,7 +23,7 @@ func (t *instrumentedTransport) RoundTrip(r *http.Request) (*http.Response, erro
 	start := time.Now()
 	resp, err := t.next.RoundTrip(r)
 	method := methodLabel(r.Method)
-	t.m.backendDuration.WithLabelValues(method).Observe(time.Since(start).Seconds())
+	t.m.backendDurations.get(method).Observe(time.Since(start).Seconds())
 	switch {
 	case err != nil:
 		// A request the client cancelled did not fail at the backend.
