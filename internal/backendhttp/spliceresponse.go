@@ -66,9 +66,9 @@ func readPlainResponse(br *bufio.Reader, req *http.Request) (*backendAnswer, boo
 type backendAnswer struct {
 	http.Response
 	body splicedBody
-	// values backs the header values of an answer of up to eight lines (an
-	// S3 store's answer to a GET, PUT or HEAD usually has five to eight).
-	values [8]string
+	// values backs the header values of an answer of up to sixteen lines
+	// (versitygw answers a GET with twelve, naming its request ID twice).
+	values [16]string
 }
 
 // parsePlainStatusLine reads "HTTP/1.1 NNN[ reason]" with a final status.
