@@ -21,8 +21,9 @@ type resigner struct {
 // NewResigner returns a RoundTripper that signs each outbound request for the
 // backend with SigV4 (service "s3"), last, just before next.RoundTrip. It
 // signs what aws-sdk-go-v2's signer signs (backendsign.go), from pooled
-// buffers. It works on a copy of the request and never reads or buffers the
-// body.
+// buffers. RoundTrip works on a copy of the request, RoundTripOwned
+// (OwnedRoundTripper) on a request its caller gives away; neither reads or
+// buffers the body.
 //
 // The payload hash is the request's X-Amz-Content-Sha256 header if set (hex
 // or UNSIGNED-PAYLOAD), else the empty-body hash when there is no body, else
