@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/s3cond/s3cond/internal/frontconn"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -115,11 +116,32 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		// nothing (an io.CopyN, and its allocation) as the answer starts.
 		_ = c.r.Body.Close()
 	}
+	if held := holdSmallAnswer(c, resp.ContentLength); held != nil {
+		defer releaseHeld(c, held)
+	}
 	c.w.WriteHeader(resp.StatusCode)
 	if c.r.Method != http.MethodHead {
 		p.copyResponseBody(c, resp.Body)
 	}
 	return forwardResult{status: resp.StatusCode, header: resp.Header}
+}
+
+// holdSmallAnswer holds back the client connection's writes when the whole
+// answer (head and a body of known length) is small, so that it leaves in
+// one write when released; the caller flushes net/http's buffers first.
+func holdSmallAnswer(c *call, length int64) *frontconn.Conn {
+	conn := frontconn.FromContext(c.r.Context())
+	if conn == nil || length < 0 || length > frontconn.MaxHeld-4<<10 {
+		return nil
+	}
+	conn.Hold()
+	return conn
+}
+
+// releaseHeld flushes net/http's buffers into the held bytes and sends them.
+func releaseHeld(c *call, conn *frontconn.Conn) {
+	_ = http.NewResponseController(c.w).Flush()
+	_ = conn.Release()
 }
 
 // copyResponseBody streams the backend's body to the client. If it breaks

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/s3cond/s3cond/internal/frontconn"
 	"github.com/s3cond/s3cond/proxy"
 )
 
@@ -57,6 +58,7 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 		// bounds what a connection's header block can make the server hold.
 		MaxHeaderBytes: proxy.MaxHeaderBytes,
 		BaseContext:    func(net.Listener) context.Context { return requestsCtx },
+		ConnContext:    frontconn.NewContext,
 		ErrorLog:       stdlog.New(debugWriter{o.Log.With().Str("component", "http-server").Logger()}, "", 0),
 	}
 	errc := make(chan error, 2)
@@ -67,7 +69,7 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 		go func() { errc <- fmt.Errorf("serve HTTPS: %w", srv.ServeTLS(o.Listener, "", "")) }()
 	} else {
-		go func() { errc <- fmt.Errorf("serve: %w", srv.Serve(o.Listener)) }()
+		go func() { errc <- fmt.Errorf("serve: %w", srv.Serve(frontconn.Listener{Listener: o.Listener})) }()
 	}
 	var adminSrv *http.Server
 	if o.AdminListener != nil {

@@ -1,0 +1,102 @@
+// Package frontconn is the client side's TCP connection, able to hold its
+// writes back so that a small answer leaves in one system call.
+//
+// Why: net/http's server writes through a fixed 4 KiB buffer, so the answer
+// to a 4 KiB GET (head and body, just over 4 KiB) left in two writes, and
+// on loopback each write also pays the receiving side's TCP work. A handler
+// that knows its whole answer is small holds the connection's writes while
+// it writes head and body and flushes, then releases them as one write.
+package frontconn
+
+import (
+	"context"
+	"io"
+	"net"
+	"sync"
+)
+
+// MaxHeld is the largest answer (head and body) a connection holds back.
+const MaxHeld = 16 << 10
+
+// Conn is an accepted client connection. Only the goroutine serving it
+// writes to it (net/http's server), so holding needs no lock.
+type Conn struct {
+	*net.TCPConn
+	held *[]byte // nil unless holding
+}
+
+// Write sends p, or appends it to the held bytes while holding.
+func (c *Conn) Write(p []byte) (int, error) {
+	if c.held == nil {
+		return c.TCPConn.Write(p)
+	}
+	*c.held = append(*c.held, p...)
+	return len(p), nil
+}
+
+// ReadFrom sends what is held, then hands src to the TCP connection's own
+// ReadFrom (which splices from a socket).
+func (c *Conn) ReadFrom(src io.Reader) (int64, error) {
+	if err := c.Release(); err != nil {
+		return 0, err
+	}
+	return c.TCPConn.ReadFrom(src)
+}
+
+// Hold starts holding writes back, until Release.
+func (c *Conn) Hold() {
+	if c.held == nil {
+		c.held = heldBuffers.Get().(*[]byte)
+	}
+}
+
+// Release ends holding and sends what was held in one write. A failed write
+// closes the connection: net/http believes the held bytes sent, and must
+// not answer another request on it.
+func (c *Conn) Release() error {
+	held := c.held
+	if held == nil {
+		return nil
+	}
+	c.held = nil
+	var err error
+	if len(*held) > 0 {
+		if _, err = c.TCPConn.Write(*held); err != nil {
+			_ = c.TCPConn.Close()
+		}
+	}
+	*held = (*held)[:0]
+	heldBuffers.Put(held)
+	return err
+}
+
+var heldBuffers = sync.Pool{New: func() any { b := make([]byte, 0, MaxHeld+1<<10); return &b }}
+
+// Listener wraps accepted TCP connections in Conn.
+type Listener struct{ net.Listener }
+
+// Accept returns the next connection, as a *Conn when it is TCP.
+func (l Listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		return &Conn{TCPConn: tc}, nil
+	}
+	return c, err
+}
+
+type connKey struct{}
+
+// NewContext returns ctx carrying c, for http.Server's ConnContext.
+func NewContext(ctx context.Context, c net.Conn) context.Context {
+	if fc, ok := c.(*Conn); ok {
+		return context.WithValue(ctx, connKey{}, fc)
+	}
+	return ctx
+}
+
+// FromContext returns the request's connection, or nil when it cannot hold
+// (a TLS connection, a test's recorder).
+func FromContext(ctx context.Context) *Conn {
+	c, _ := ctx.Value(connKey{}).(*Conn)
+	return c
+}
