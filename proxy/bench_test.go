@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/internal/backendhttp"
+	"github.com/s3cond/s3cond/internal/frontconn"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -36,7 +37,12 @@ func benchFrontLogged(b *testing.B, getBody []byte, log zerolog.Logger) (host st
 		backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
 		credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")}}
 	p := New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend, Log: log})
-	front := httptest.NewServer(p)
+	// Accepted as app.Serve accepts: connections that can hold a small
+	// answer back and send it in one write.
+	front := httptest.NewUnstartedServer(p)
+	front.Listener = frontconn.Listener{Listener: front.Listener}
+	front.Config.ConnContext = frontconn.NewContext
+	front.Start()
 	b.Cleanup(front.Close)
 	host = wireHost(front.URL)
 	conn, err := net.Dial("tcp", host)
