@@ -32,6 +32,14 @@ const backendKeyID = "AKIDBACKENDROOT"
 // stores send (versitygw's and AWS's error bodies). buckets is backend.buckets.
 func scriptedProxy(t *testing.T, buckets map[string]string, answer http.HandlerFunc) (proxyURL string, backendHost string) {
 	t.Helper()
+	return scriptedProxyServedBy(t, buckets, answer, httptest.NewServer)
+}
+
+// scriptedProxyServedBy is scriptedProxy with the proxy's front server
+// started by serve.
+func scriptedProxyServedBy(t *testing.T, buckets map[string]string, answer http.HandlerFunc,
+	serve func(http.Handler) *httptest.Server) (proxyURL string, backendHost string) {
+	t.Helper()
 	store := httptest.NewServer(answer)
 	t.Cleanup(store.Close)
 	u, _ := url.Parse(store.URL)
@@ -42,7 +50,7 @@ func scriptedProxy(t *testing.T, buckets map[string]string, answer http.HandlerF
 			CheckRedirect: noRedirects.CheckRedirect}, // as internal/app builds it
 	}
 	p := New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend, Log: zerolog.Nop()})
-	front := httptest.NewServer(p)
+	front := serve(p)
 	t.Cleanup(front.Close)
 	return front.URL, u.Host
 }

@@ -37,12 +37,10 @@ var corsAnswerHeaders = []string{
 
 // addErrorCORS sets on c's error answer the CORS headers the bucket's
 // rules give an answer to c's request. Not for a 5xx: the store is likely
-// unreachable, and the lookup would only add its wait. Not for the answer
-// of a write under its lease (a detached call): the lease is released only
-// after that answer, and other writers of the key must not wait for a CORS
-// lookup.
+// unreachable, and the lookup would only add its wait. (fail does not ask
+// for the answer of a write under its lease.)
 func (p *Proxy) addErrorCORS(c *call, e *s3err.Error) {
-	if _, underLease := c.w.(*detachedWriter); underLease || e.Status() >= 500 {
+	if e.Status() >= 500 {
 		return
 	}
 	p.addCORS(c)

@@ -243,8 +243,9 @@ func TestPostObjectAnswersCarryTheBucketsCORSHeaders(t *testing.T) {
 }
 
 // TestNoCORSLookupUnderALease: the error answer of a write under its lease
-// (a detached call) is not held up by a lookup, since the lease is released
-// only after it; nor is a 5xx, when the store is likely unreachable.
+// (a detached call) is not held up by any lookup (CORS or the bucket
+// check), since the lease is released only after it; nor is a 5xx, when
+// the store is likely unreachable.
 func TestNoCORSLookupUnderALease(t *testing.T) {
 	store := &recordingStore{}
 	storeServer := httptest.NewServer(store.handler(corsStore))
@@ -259,7 +260,10 @@ func TestNoCORSLookupUnderALease(t *testing.T) {
 			backend: p.backend, info: &requestInfo{}}
 	}
 
-	p.addErrorCORS(newCall().detached(), s3err.New(s3err.BadDigest))
+	underLease := newCall()
+	underLease.auth = &sigv4.Request{AccessKeyID: testKeyID, Body: new(sigv4.Body)}
+	underLease.op = PutObject
+	p.fail(underLease.detached(), s3err.New(s3err.BadDigest))
 	p.addErrorCORS(newCall(), s3err.New(s3err.ServiceUnavailable))
 	if n := len(store.requests()); n != 0 {
 		t.Fatalf("store saw %d lookups, want none", n)

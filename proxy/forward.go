@@ -116,7 +116,7 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		// nothing (an io.CopyN, and its allocation) as the answer starts.
 		_ = c.r.Body.Close()
 	}
-	if held := holdSmallAnswer(c, resp.ContentLength); held != nil {
+	if held := holdSmallAnswer(c, resp.ContentLength, hb); held != nil {
 		defer releaseHeld(c, held)
 	}
 	c.w.WriteHeader(resp.StatusCode)
@@ -129,9 +129,11 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 // holdSmallAnswer holds back the client connection's writes when the whole
 // answer (head and a body of known length) is small, so that it leaves in
 // one write when released; the caller flushes net/http's buffers first.
-func holdSmallAnswer(c *call, length int64) *frontconn.Conn {
+// Only once the request body is done: until then net/http may write a
+// "100 Continue" from the goroutine reading it.
+func holdSmallAnswer(c *call, length int64, body *holdbackReader) *frontconn.Conn {
 	conn := frontconn.FromContext(c.r.Context())
-	if conn == nil || length < 0 || length > frontconn.MaxHeld-4<<10 {
+	if conn == nil || length < 0 || length > frontconn.MaxHeld-4<<10 || (body != nil && !body.Complete()) {
 		return nil
 	}
 	conn.Hold()

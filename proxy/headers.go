@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"net/url"
 	"net/textproto"
 	"strings"
 
@@ -129,7 +130,14 @@ func outboundRawQuery(raw string) string {
 	return strings.Join(kept, "&")
 }
 
+// isAuthQueryParam compares the decoded name: X-Amz-Signatur%65 is the
+// same parameter to a store as X-Amz-Signature.
 func isAuthQueryParam(rawName string) bool {
+	if strings.ContainsAny(rawName, "%+") {
+		if decoded, err := url.QueryUnescape(rawName); err == nil {
+			rawName = decoded
+		}
+	}
 	for _, a := range sigv4.AuthQueryParams {
 		if strings.EqualFold(rawName, a) {
 			return true

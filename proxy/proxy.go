@@ -329,12 +329,21 @@ func (p *Proxy) authoriseAnonymous(c *call) error {
 
 // fail answers the client with an S3 error document.
 func (p *Proxy) fail(c *call, err error) {
-	e := p.inS3Order(c, s3err.As(err)) // S3's order of checks (bucketfirst.go)
+	e := s3err.As(err)
+	// The answer of a write under its lease (a detached call) asks the
+	// store nothing more: the lease is released only after this answer,
+	// and other writers of the key must not wait for a lookup.
+	_, underLease := c.w.(*detachedWriter)
+	if !underLease {
+		e = p.inS3Order(c, e) // S3's order of checks (bucketfirst.go)
+	}
 	c.info.set(func(i *requestInfo) { i.err = e })
 	if e.Code == s3err.InternalError || e.Code == s3err.BadGateway || e.Code == s3err.ServiceUnavailable {
 		p.log.Warn().Str("request_id", c.id).Err(err).Msg("request failed")
 	}
-	p.addErrorCORS(c, e) // errorcors.go: a browser page can read the error
+	if !underLease {
+		p.addErrorCORS(c, e) // errorcors.go: a browser page can read the error
+	}
 	s3err.Write(c.w, c.r, e, c.id)
 	if c.auth == nil || !c.auth.Body.Started() {
 		drainUnreadBody(c.w, c.r)

@@ -194,6 +194,11 @@ func TestOutboundRawQueryDropsOnlyAuthParams(t *testing.T) {
 	if got, want := outboundRawQuery(in), "prefix=a%2Fb+c&list-type=2&empty"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
+	// Escaped names are the same parameters to the store.
+	escaped := "X-Amz-Signatur%65=abc&X-Amz-Credential%3Dx=1&X%2DAmz%2DDate=1&uploads"
+	if got, want := outboundRawQuery(escaped), "X-Amz-Credential%3Dx=1&uploads"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
 }
 
 func TestOutboundHeaderPolicy(t *testing.T) {

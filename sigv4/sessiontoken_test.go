@@ -22,6 +22,12 @@ func TestSessionTokenWithPermanentKeyIsInvalidToken(t *testing.T) {
 		r := signedRequest(t, "GET", "/bucket/key?X-Amz-Security-Token=abc", "", signOptions{})
 		verifyCode(t, testVerifier(), r, s3err.InvalidToken, http.StatusBadRequest, invalidTokenMessage)
 	})
+	for _, name := range []string{"X-Amz-Security%2DToken", "x-amz-security-token", "X-Amz-Security-Tok%65n"} {
+		t.Run("header auth, token in the query as "+name, func(t *testing.T) {
+			r := signedRequest(t, "GET", "/bucket/key?"+name+"=abc", "", signOptions{})
+			verifyCode(t, testVerifier(), r, s3err.InvalidToken, http.StatusBadRequest, invalidTokenMessage)
+		})
+	}
 	t.Run("header auth, token and a wrong signature", func(t *testing.T) {
 		r := signedRequest(t, "GET", "/bucket/key", "", signOptions{sessionToken: "tok", secret: "not the secret"})
 		verifyCode(t, testVerifier(), r, s3err.InvalidToken, http.StatusBadRequest, invalidTokenMessage)

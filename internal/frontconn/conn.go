@@ -15,22 +15,32 @@ import (
 	"sync"
 )
 
-// MaxHeld is the largest answer (head and body) a connection holds back.
+// MaxHeld bounds what a connection holds back: an answer that grows past
+// it leaves as it comes, from there on.
 const MaxHeld = 16 << 10
 
-// Conn is an accepted client connection. Only the goroutine serving it
-// writes to it (net/http's server), so holding needs no lock.
+// Conn is an accepted client connection. net/http's server writes to it
+// from the goroutine serving it, and may write a "100 Continue" from the
+// one reading the request body, hence the lock.
 type Conn struct {
 	*net.TCPConn
+	mu   sync.Mutex
 	held *[]byte // nil unless holding
 }
 
 // Write sends p, or appends it to the held bytes while holding.
 func (c *Conn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.held == nil {
 		return c.TCPConn.Write(p)
 	}
 	*c.held = append(*c.held, p...)
+	if len(*c.held) > MaxHeld {
+		if err := c.releaseLocked(); err != nil {
+			return 0, err
+		}
+	}
 	return len(p), nil
 }
 
@@ -45,6 +55,8 @@ func (c *Conn) ReadFrom(src io.Reader) (int64, error) {
 
 // Hold starts holding writes back, until Release.
 func (c *Conn) Hold() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.held == nil {
 		c.held = heldBuffers.Get().(*[]byte)
 	}
@@ -54,6 +66,12 @@ func (c *Conn) Hold() {
 // closes the connection: net/http believes the held bytes sent, and must
 // not answer another request on it.
 func (c *Conn) Release() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.releaseLocked()
+}
+
+func (c *Conn) releaseLocked() error {
 	held := c.held
 	if held == nil {
 		return nil
@@ -65,12 +83,18 @@ func (c *Conn) Release() error {
 			_ = c.TCPConn.Close()
 		}
 	}
-	*held = (*held)[:0]
-	heldBuffers.Put(held)
+	if cap(*held) <= heldBufferSize { // one grown by a large write is not kept
+		*held = (*held)[:0]
+		heldBuffers.Put(held)
+	}
 	return err
 }
 
-var heldBuffers = sync.Pool{New: func() any { b := make([]byte, 0, MaxHeld+1<<10); return &b }}
+// heldBufferSize fits MaxHeld and the write that crosses it (net/http's
+// server writes through a 4 KiB buffer).
+const heldBufferSize = MaxHeld + 4<<10
+
+var heldBuffers = sync.Pool{New: func() any { b := make([]byte, 0, heldBufferSize); return &b }}
 
 // Listener wraps accepted TCP connections in Conn.
 type Listener struct{ net.Listener }

@@ -130,3 +130,51 @@ func TestFailedReleaseClosesTheConnection(t *testing.T) {
 		t.Fatalf("after a failed release, a write got %v, want the connection closed", err)
 	}
 }
+
+// An answer that grows past MaxHeld leaves as it comes: what is held never
+// grows without bound.
+func TestHeldBytesAreBounded(t *testing.T) {
+	server, client := pair(t)
+	server.Hold()
+	part := bytes.Repeat([]byte("x"), 4<<10)
+	for written := 0; written <= MaxHeld; written += len(part) {
+		if _, err := server.Write(part); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([]byte, MaxHeld+len(part))
+	if _, err := io.ReadFull(client, got); err != nil {
+		t.Fatalf("the bytes past MaxHeld did not leave: %v", err)
+	}
+	if err := server.Release(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// net/http may write a "100 Continue" from the goroutine reading a request
+// body while the serving goroutine holds and releases: run under -race.
+func TestWritesFromAnotherGoroutineWhileHolding(t *testing.T) {
+	server, client := pair(t)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			_, _ = server.Write([]byte("c"))
+		}
+	}()
+	for range 100 {
+		server.Hold()
+		_, _ = server.Write([]byte("h"))
+		if err := server.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	got := make([]byte, 200)
+	if _, err := io.ReadFull(client, got); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(got, []byte("c")); n != 100 {
+		t.Fatalf("%d of 100 writes from the other goroutine arrived", n)
+	}
+}
