@@ -2,8 +2,8 @@ package proxy
 
 import (
 	"net/http"
-	"net/url"
 	"net/textproto"
+	"net/url"
 	"strings"
 
 	"github.com/s3cond/s3cond/sigv4"
