@@ -32,10 +32,10 @@ const (
 	// final empty one): a stream of tiny chunks costs S3, and s3cond, a
 	// header, a signature and a hash each.
 	minChunkSize = 8192
-	// maxOvershootDiscard bounds how many bytes of a chunk that runs past
-	// x-amz-decoded-content-length are read (not passed on) to tell a
-	// broken body from a mismatched length, as S3 does; beyond it the
-	// length mismatch is answered at once.
+	// maxOvershootDiscard bounds the size of a chunk that runs past
+	// x-amz-decoded-content-length and is read (not passed on) to tell a
+	// broken body from a mismatched length, as S3 does; a larger chunk is
+	// answered as a length mismatch at once.
 	maxOvershootDiscard = 16 << 20
 	// chunkSignatureLength is the hex length of a chunk signature (SHA-256).
 	chunkSignatureLength = 64
@@ -156,7 +156,7 @@ func (d *chunkedDecoder) advance() error {
 // passed on.
 func (d *chunkedDecoder) overshoot(size int64) error {
 	mismatch := s3err.ContentLengthMismatch(d.decodedLength, d.decoded+size)
-	if size-(d.decodedLength-d.decoded) > maxOvershootDiscard {
+	if size > maxOvershootDiscard {
 		return mismatch
 	}
 	if _, err := io.CopyN(io.Discard, d.src, size); err != nil {

@@ -610,3 +610,18 @@ func TestSignedTrailerFraming(t *testing.T) {
 		})
 	}
 }
+
+// A chunk that runs past the declared length and is larger than
+// maxOvershootDiscard is a length mismatch at once: its bytes are not read
+// (here they are not even there).
+func TestHugeOvershootingChunkIsNotRead(t *testing.T) {
+	encoded := fmt.Sprintf("%x\r\nhello", maxOvershootDiscard+1)
+	body, err := unsignedTrailerBody(t, encoded, 5, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = readBody(t, body, 64)
+	if e := requireCode(t, err, s3err.IncompleteBody); e.Message != lengthMismatch {
+		t.Fatalf("%q, want the length mismatch", e.Message)
+	}
+}
