@@ -207,32 +207,8 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	// when the answer needed none of it, such as a fail-fast 412.
 	c.auth = auth
 	c.info.set(func(i *requestInfo) { i.accessKeyID = auth.AccessKeyID })
-	if routeErr != nil {
-		p.fail(c, routeErr)
-		return
-	}
-	if err := p.authorise(c); err != nil {
+	if err := p.admit(c, routeErr); err != nil {
 		p.fail(c, err)
-		return
-	}
-	if err := c.backend.KeyPolicy.Check(c.target.Key); err != nil {
-		p.fail(c, err)
-		return
-	}
-	// An aws-chunked body is an upload's: S3 refuses it on every other
-	// operation (s3cond would otherwise decode it and forward a plain body).
-	if auth.Mode.Streaming() && c.op != PutObject && c.op != UploadPart {
-		p.fail(c, s3err.Newf(s3err.InvalidRequest, "The value of x-amz-content-sha256 header is invalid."))
-		return
-	}
-
-	if err := checkACLContent(c); err != nil {
-		p.fail(c, err)
-		return
-	}
-	if (c.op == PutObject || c.op == UploadPart) && auth.Body.Length() > maxSinglePut {
-		p.fail(c, s3err.New(s3err.EntityTooLarge).With("ProposedSize", strconv.FormatInt(auth.Body.Length(), 10)).
-			With("MaxSizeAllowed", strconv.FormatInt(maxSinglePut, 10)))
 		return
 	}
 	switch c.op {
@@ -248,6 +224,34 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.forward(c, p.clientBody(c))
+}
+
+// admit runs the checks of a verified request in S3's order, before
+// anything reaches the backend: what route refused, the key's grant, the
+// key policy, then the request's headers.
+func (p *Proxy) admit(c *call, routeErr error) error {
+	if routeErr != nil {
+		return routeErr
+	}
+	if err := p.authorise(c); err != nil {
+		return err
+	}
+	if err := c.backend.KeyPolicy.Check(c.target.Key); err != nil {
+		return err
+	}
+	// An aws-chunked body is an upload's: S3 refuses it on every other
+	// operation (s3cond would otherwise decode it and forward a plain body).
+	if c.auth.Mode.Streaming() && c.op != PutObject && c.op != UploadPart {
+		return s3err.Newf(s3err.InvalidRequest, "The value of x-amz-content-sha256 header is invalid.")
+	}
+	if err := checkACLContent(c); err != nil {
+		return err
+	}
+	if length := c.auth.Body.Length(); (c.op == PutObject || c.op == UploadPart) && length > maxSinglePut {
+		return s3err.New(s3err.EntityTooLarge).With("ProposedSize", strconv.FormatInt(length, 10)).
+			With("MaxSizeAllowed", strconv.FormatInt(maxSinglePut, 10))
+	}
+	return nil
 }
 
 // route finds what the request addresses, the backend serving it and the

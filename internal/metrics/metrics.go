@@ -47,7 +47,7 @@ type Metrics struct {
 	leasedWrites leasedWriteMetrics
 
 	// requestSeries caches the per-request series by operation and status.
-	requestSeries requestSeriesCache
+	requestSeries *childCache[seriesKey, *requestSeries]
 	// The children of the vectors fed on every backend request, lease call
 	// or conditional write.
 	backendDurations    *childCache[string, prometheus.Observer]
@@ -71,81 +71,17 @@ var (
 
 // New creates s3cond's metrics and registers them on reg.
 func New(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "requests_total",
-			Help: "S3 requests answered, by operation and HTTP status.",
-		}, []string{"operation", "status"}),
-		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "request_duration_seconds",
-			Help:    "Time from a request's arrival to the end of its response, by operation.",
-			Buckets: durationBuckets,
-		}, []string{"operation"}),
-		bytesIn: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "request_body_bytes_total",
-			Help: "Verified request body bytes sent on to the backend, by operation.",
-		}, []string{"operation"}),
-		bytesOut: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "response_body_bytes_total",
-			Help: "Response body bytes sent to clients, by operation.",
-		}, []string{"operation"}),
-		conditional: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "conditional_writes_total",
-			Help: "Conditional (and strict-mode) writes by operation and outcome: committed, precondition_failed (412), no_such_key (404), conflict (409), not_implemented (501), unavailable (503), error (anything else).",
-		}, []string{"operation", "outcome"}),
-		signatureFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "signature_failures_total",
-			Help: "Requests refused while authenticating, by S3 error code.",
-		}, []string{"reason"}),
-
-		leaseAcquires: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "lease_acquisitions_total",
-			Help: "Lease acquisitions by result: acquired, wait_budget_exceeded, store_error, precondition (the re-check failed), cancelled, error.",
-		}, []string{"result"}),
-		leaseWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "lease_wait_seconds",
-			Help:    "Time spent acquiring a lease (queueing behind other holders included), by result.",
-			Buckets: durationBuckets,
-		}, []string{"result"}),
-		leaseTakeovers: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "lease_takeovers_total",
-			Help: "Lease rows won by bumping their generation: released (the previous holder finished) or stale (it vanished).",
-		}, []string{"kind"}),
-		leaseRenewals: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Name: "lease_renewals_total",
-			Help: "Successful lease renewals (writes running longer than half the lease timeout).",
-		}),
-		leasesLost: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Name: "leases_lost_total",
-			Help: "Held leases found taken over or expired unrenewed; each is a write that may have raced another.",
-		}),
-
-		leaseStoreDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "lease_store_call_duration_seconds",
-			Help:    "Lease table calls by operation (create, replace, get).",
-			Buckets: durationBuckets,
-		}, []string{"op"}),
-		leaseStoreErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "lease_store_errors_total",
-			Help: "Lease table calls that failed (a lost conditional write is not a failure), by operation.",
-		}, []string{"op"}),
-
-		backendDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "backend_request_duration_seconds",
-			Help:    "Time until the backend's response headers, by HTTP method.",
-			Buckets: durationBuckets,
-		}, []string{"method"}),
-		backendErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "backend_errors_total",
-			Help: "Backend requests that failed, by method and kind: transport (no response) or status_5xx.",
-		}, []string{"method", "kind"}),
-	}
+	m := &Metrics{}
+	m.defineRequestMetrics()
+	m.defineLeaseMetrics()
+	m.defineBackendMetrics()
 	reg.MustRegister(
 		m.requests, m.requestDuration, m.bytesIn, m.bytesOut, m.conditional, m.signatureFailures,
 		m.leaseAcquires, m.leaseWait, m.leaseTakeovers, m.leaseRenewals, m.leasesLost,
 		m.leaseStoreDuration, m.leaseStoreErrors, m.backendDuration, m.backendErrors,
 	)
 	m.leasedWrites = newLeasedWriteMetrics(reg)
+	m.requestSeries = newChildCache(m.newRequestSeries)
 	m.backendDurations = newChildCache(func(method string) prometheus.Observer {
 		return m.backendDuration.WithLabelValues(method)
 	})
@@ -161,10 +97,86 @@ func New(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
+// defineRequestMetrics makes the series of requests and their answers.
+func (m *Metrics) defineRequestMetrics() {
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "requests_total",
+		Help: "S3 requests answered, by operation and HTTP status.",
+	}, []string{"operation", "status"})
+	m.requestDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "request_duration_seconds",
+		Help:    "Time from a request's arrival to the end of its response, by operation.",
+		Buckets: durationBuckets,
+	}, []string{"operation"})
+	m.bytesIn = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "request_body_bytes_total",
+		Help: "Verified request body bytes sent on to the backend, by operation.",
+	}, []string{"operation"})
+	m.bytesOut = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "response_body_bytes_total",
+		Help: "Response body bytes sent to clients, by operation.",
+	}, []string{"operation"})
+	m.conditional = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "conditional_writes_total",
+		Help: "Conditional (and strict-mode) writes by operation and outcome: committed, precondition_failed (412), no_such_key (404), conflict (409), not_implemented (501), unavailable (503), error (anything else).",
+	}, []string{"operation", "outcome"})
+	m.signatureFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "signature_failures_total",
+		Help: "Requests refused while authenticating, by S3 error code.",
+	}, []string{"reason"})
+}
+
+// defineLeaseMetrics makes the series of leases and the lease store.
+func (m *Metrics) defineLeaseMetrics() {
+	m.leaseAcquires = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "lease_acquisitions_total",
+		Help: "Lease acquisitions by result: acquired, wait_budget_exceeded, store_error, precondition (the re-check failed), cancelled, error.",
+	}, []string{"result"})
+	m.leaseWait = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "lease_wait_seconds",
+		Help:    "Time spent acquiring a lease (queueing behind other holders included), by result.",
+		Buckets: durationBuckets,
+	}, []string{"result"})
+	m.leaseTakeovers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "lease_takeovers_total",
+		Help: "Lease rows won by bumping their generation: released (the previous holder finished) or stale (it vanished).",
+	}, []string{"kind"})
+	m.leaseRenewals = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: namespace, Name: "lease_renewals_total",
+		Help: "Successful lease renewals (writes running longer than half the lease timeout).",
+	})
+	m.leasesLost = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: namespace, Name: "leases_lost_total",
+		Help: "Held leases found taken over or expired unrenewed; each is a write that may have raced another.",
+	})
+	m.leaseStoreDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "lease_store_call_duration_seconds",
+		Help:    "Lease table calls by operation (create, replace, get).",
+		Buckets: durationBuckets,
+	}, []string{"op"})
+	m.leaseStoreErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "lease_store_errors_total",
+		Help: "Lease table calls that failed (a lost conditional write is not a failure), by operation.",
+	}, []string{"op"})
+}
+
+// defineBackendMetrics makes the series of requests to the backend.
+func (m *Metrics) defineBackendMetrics() {
+	m.backendDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "backend_request_duration_seconds",
+		Help:    "Time until the backend's response headers, by HTTP method.",
+		Buckets: durationBuckets,
+	}, []string{"method"})
+	m.backendErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "backend_errors_total",
+		Help: "Backend requests that failed, by method and kind: transport (no response) or status_5xx.",
+	}, []string{"method", "kind"})
+}
+
 // ObserveRequest implements proxy.RequestObserver.
 func (m *Metrics) ObserveRequest(r proxy.RequestRecord) {
 	op := r.Operation
-	series := m.requestSeries.get(m, op, r.Status)
+	series := m.requestSeries.get(seriesKey{op, r.Status})
 	series.requests.Inc()
 	series.duration.Observe(r.Duration.Seconds())
 	series.bytesIn.Add(float64(r.BytesIn))
