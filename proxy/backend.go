@@ -75,16 +75,25 @@ func (b *Backend) URL(bucket, rawKey, rawQuery string) *url.URL {
 	return &u
 }
 
+// newRequest is a bodiless request of s3cond's own to the backend (a
+// HEAD, a lookup on the error path), signed on its way by the re-signer.
+// The URL is built once and the request is a literal: NewRequest would
+// format the URL and parse it back. header may be nil.
+func (b *Backend) newRequest(ctx context.Context, method, bucket, rawKey, rawQuery string, header http.Header) *http.Request {
+	u := b.URL(bucket, rawKey, rawQuery)
+	if header == nil {
+		header = make(http.Header, 3) // the re-signer adds three
+	}
+	return (&http.Request{
+		Method: method, URL: u, Host: u.Host,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: header, Body: http.NoBody,
+	}).WithContext(ctx)
+}
+
 // head reads the current state of an object on the backend.
 func (b *Backend) head(ctx context.Context, t target) (precondition.ObjectState, error) {
-	// The URL built once and the request as a literal: NewRequest would
-	// format the URL and parse it back, and Client.Do clone the header.
-	u := b.URL(t.Bucket, t.RawKey, "")
-	req := (&http.Request{
-		Method: http.MethodHead, URL: u, Host: u.Host,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{},
-	}).WithContext(ctx)
-	resp, err := b.send(req)
+	resp, err := b.send(b.newRequest(ctx, http.MethodHead, t.Bucket, t.RawKey, "", nil))
 	if err != nil {
 		return precondition.ObjectState{}, backendError(err)
 	}

@@ -85,12 +85,7 @@ func (p *Proxy) asksForBucket(c *call, e *s3err.Error) bool {
 // bucketMissing asks the store, with HeadBucket signed like every backend
 // request, whether a client bucket does not exist. Only a 404 says so.
 func (b *Backend) bucketMissing(ctx context.Context, bucket string) (bool, error) {
-	u := b.URL(bucket, "", "")
-	req := (&http.Request{
-		Method: http.MethodHead, URL: u, Host: u.Host,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{},
-	}).WithContext(ctx)
-	resp, err := b.send(req)
+	resp, err := b.send(b.newRequest(ctx, http.MethodHead, bucket, "", "", nil))
 	if err != nil {
 		return false, backendError(err)
 	}

@@ -50,13 +50,13 @@ func (p *Proxy) addErrorCORS(c *call, e *s3err.Error) {
 // answer to c's request, when it is a cross-origin request that can have
 // them. A lookup that fails leaves the answer as it was.
 func (p *Proxy) addCORS(c *call) {
-	req, ok := corsLookupRequest(c)
+	ctx, cancel := context.WithTimeout(c.r.Context(), corsLookupTimeout)
+	defer cancel()
+	req, ok := corsLookupRequest(ctx, c)
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(c.r.Context(), corsLookupTimeout)
-	defer cancel()
-	resp, err := c.backend.send(req.WithContext(ctx))
+	resp, err := c.backend.send(req)
 	if err != nil {
 		p.log.Debug().Str("request_id", c.id).Err(err).Msg("CORS lookup failed")
 		return
@@ -77,7 +77,7 @@ func (p *Proxy) addCORS(c *call) {
 // corsLookupRequest is the lookup for c's answer, if it needs one: a
 // request with one Origin, for a bucket, with a method CORS rules name,
 // that is not itself a preflight (whose answers are the store's).
-func corsLookupRequest(c *call) (*http.Request, bool) {
+func corsLookupRequest(ctx context.Context, c *call) (*http.Request, bool) {
 	if c.backend == nil || c.target.Bucket == "" || c.r.Method == http.MethodOptions {
 		return nil, false
 	}
@@ -91,10 +91,5 @@ func corsLookupRequest(c *call) (*http.Request, bool) {
 	if checkPreflightHeaders(header) != nil || checkBackendBucket(c.backend, c.target.Bucket) != nil {
 		return nil, false
 	}
-	u := c.backend.URL(c.target.Bucket, "", "")
-	return &http.Request{
-		Method: http.MethodOptions, URL: u, Host: u.Host,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: header, Body: http.NoBody,
-	}, true
+	return c.backend.newRequest(ctx, http.MethodOptions, c.target.Bucket, "", "", header), true
 }

@@ -65,12 +65,8 @@ type uploadChecksumAnswer struct {
 // upload: ListParts with max-parts=1 (0 means the default to some stores),
 // signed like every backend request.
 func (b *Backend) uploadChecksum(ctx context.Context, t target, uploadID string) (uploadChecksumAnswer, error) {
-	u := b.URL(t.Bucket, t.RawKey, "max-parts=1&uploadId="+url.QueryEscape(uploadID))
-	req := (&http.Request{
-		Method: http.MethodGet, URL: u, Host: u.Host,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{},
-	}).WithContext(ctx)
-	resp, err := b.send(req)
+	query := "max-parts=1&uploadId=" + url.QueryEscape(uploadID)
+	resp, err := b.send(b.newRequest(ctx, http.MethodGet, t.Bucket, t.RawKey, query, nil))
 	if err != nil {
 		return uploadChecksumAnswer{}, backendError(err)
 	}

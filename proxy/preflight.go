@@ -110,18 +110,13 @@ func (p *Proxy) servePreflight(c *call, routeErr error) {
 // store's path for the bucket and key, with no query, no body and only the
 // client's preflight headers.
 func preflightRequest(c *call) *http.Request {
-	u := c.backend.URL(c.target.Bucket, c.target.RawKey, "")
 	header := make(http.Header, len(preflightRequestHeaders)+3) // the re-signer adds three
 	for _, name := range preflightRequestHeaders {
 		if values := c.r.Header.Values(name); len(values) > 0 {
 			header[name] = append([]string(nil), values...)
 		}
 	}
-	return (&http.Request{
-		Method: http.MethodOptions, URL: u, Host: u.Host,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: header, Body: http.NoBody,
-	}).WithContext(c.r.Context())
+	return c.backend.newRequest(c.r.Context(), http.MethodOptions, c.target.Bucket, c.target.RawKey, "", header)
 }
 
 // corsResponseHeader keeps of a store's preflight answer only the CORS
