@@ -60,13 +60,7 @@ func scriptedProxyServedBy(t *testing.T, buckets map[string]string, answer http.
 func signedDo(t *testing.T, method, target string, body []byte) (int, http.Header, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, target, bytes.NewReader(body))
-	sum := sha256.Sum256(body)
-	hash := hex.EncodeToString(sum[:])
-	req.Header.Set("X-Amz-Content-Sha256", hash)
-	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-	if err := s3Signer().SignHTTP(context.Background(), creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	signWithTestKey(t, req, body)
 	resp, err := noRedirects.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +71,18 @@ func signedDo(t *testing.T, method, target string, body []byte) (int, http.Heade
 		t.Fatalf("read body: %v", err)
 	}
 	return resp.StatusCode, resp.Header, string(b)
+}
+
+// signWithTestKey signs req, whose body is body, with the test client key.
+func signWithTestKey(t *testing.T, req *http.Request, body []byte) {
+	t.Helper()
+	sum := sha256.Sum256(body)
+	hash := hex.EncodeToString(sum[:])
+	req.Header.Set("X-Amz-Content-Sha256", hash)
+	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
+	if err := s3Signer().SignHTTP(context.Background(), creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // noRedirects shows a client the redirect itself.

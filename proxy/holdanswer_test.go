@@ -3,8 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,9 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/s3cond/s3cond/internal/frontconn"
 )
@@ -39,13 +34,7 @@ func heldDo(t *testing.T, client *http.Client, method, target string, body []byt
 	for name, values := range header {
 		req.Header[name] = values
 	}
-	sum := sha256.Sum256(body)
-	hash := hex.EncodeToString(sum[:])
-	req.Header.Set("X-Amz-Content-Sha256", hash)
-	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-	if err := s3Signer().SignHTTP(context.Background(), creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	signWithTestKey(t, req, body)
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
