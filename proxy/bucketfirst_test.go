@@ -9,11 +9,9 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3cond/s3cond/internal/backendhttp"
-	"github.com/s3cond/s3cond/sigv4"
 )
 
 // noBucketStore stands for a store that does not have the bucket asked
@@ -33,8 +31,7 @@ func noBucketStore(t *testing.T) (*Backend, *atomic.Int32) {
 	u, _ := url.Parse(server.URL)
 	return &Backend{
 		Name: "no-bucket", Endpoint: u,
-		Client: &http.Client{Transport: sigv4.NewResigner(backendhttp.NewBackendTransport(),
-			credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
+		Client: resigningClient(backendhttp.NewBackendTransport()),
 	}, &requests
 }
 

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -53,8 +52,7 @@ func newGuardFixture(t *testing.T, o guardOptions) *guardFixture {
 	u, _ := url.Parse(server.URL)
 	backend := &Backend{
 		Name: "default", Endpoint: u, KeyPolicy: o.keyPolicy,
-		Client: &http.Client{Transport: sigv4.NewResigner(backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
-			credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
+		Client: resigningClient(backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport())),
 	}
 	table := o.table
 	if table == nil {

@@ -11,12 +11,10 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 
 	"github.com/s3cond/s3cond/internal/backendhttp"
-	"github.com/s3cond/s3cond/sigv4"
 )
 
 // uploadsStore stands for a store's multipart uploads: ListParts reports
@@ -48,8 +46,7 @@ func uploadsStore(t *testing.T) (*Backend, *atomic.Int32) {
 	u, _ := url.Parse(server.URL)
 	return &Backend{
 		Name: "uploads", Endpoint: u,
-		Client: &http.Client{Transport: sigv4.NewResigner(backendhttp.NewBackendTransport(),
-			credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
+		Client: resigningClient(backendhttp.NewBackendTransport()),
 	}, &listParts
 }
 

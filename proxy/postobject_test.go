@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/rs/zerolog"
 
@@ -319,8 +318,7 @@ func TestPostObjectStreamsALargeFileInFlatMemory(t *testing.T) {
 	server := httptest.NewServer(store)
 	t.Cleanup(server.Close)
 	u, _ := url.Parse(server.URL)
-	backend := &Backend{Name: "discard", Endpoint: u, Client: &http.Client{Transport: sigv4.NewResigner(backendhttp.NewBackendTransport(),
-		credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")}}
+	backend := &Backend{Name: "discard", Endpoint: u, Client: resigningClient(backendhttp.NewBackendTransport())}
 	front := httptest.NewServer(New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend, Log: zerolog.Nop()}))
 	t.Cleanup(front.Close)
 

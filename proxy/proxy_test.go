@@ -158,8 +158,7 @@ func fakeBackendWith(t *testing.T, name string, hook func(*http.Request)) (*Back
 	return &Backend{
 		Name:     name,
 		Endpoint: u,
-		Client: &http.Client{Transport: sigv4.NewResigner(backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
-			credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")},
+		Client:   resigningClient(backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport())),
 	}, server
 }
 
@@ -440,4 +439,11 @@ func TestPutOver5GiBIsEntityTooLarge(t *testing.T) {
 	if _, err := f.get(t, "huge"); errorCode(err) != "NoSuchKey" {
 		t.Fatalf("stored: %v", err)
 	}
+}
+
+// resigningClient is the backend client internal/app builds, around next:
+// s3cond's re-signer with the test backend key.
+func resigningClient(next http.RoundTripper) *http.Client {
+	return &http.Client{Transport: sigv4.NewResigner(next,
+		credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")}
 }
