@@ -192,7 +192,7 @@ func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Req
 		return nil, perr
 	}
 	key := v.signingKey(fields.credential, secret)
-	if perr := checkSignature(r, fields, payloadHash, amzDate, key[:], false); perr != nil {
+	if perr := checkSignature(r, fields, payloadHash, amzDate, key, false); perr != nil {
 		return nil, perr
 	}
 	return v.authenticated(r, fields, amzDate, key, mode, digest, false)
@@ -244,19 +244,18 @@ func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (
 		payloadHash = value
 	}
 	key := v.signingKey(fields.credential, secret)
-	if perr := checkSignature(r, fields.authFields, payloadHash, fields.amzDate, key[:], true); perr != nil {
+	if perr := checkSignature(r, fields.authFields, payloadHash, fields.amzDate, key, true); perr != nil {
 		return nil, perr
 	}
 	return v.authenticated(r, fields.authFields, fields.amzDate, key, mode, digest, true)
 }
 
 // authenticated wraps the body of a request whose signature held.
-func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key [sha256.Size]byte, mode PayloadMode, digest string, presigned bool) (*Request, *s3err.Error) {
+func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key *signingKey, mode PayloadMode, digest string, presigned bool) (*Request, *s3err.Error) {
 	var chunk *ChunkSigning
 	if mode.isSignedStreaming() {
-		chunkKey := key // on the heap only for a signed stream
 		chunk = &ChunkSigning{
-			SigningKey:    chunkKey[:],
+			SigningKey:    key.bytes[:],
 			Time:          amzDate,
 			Scope:         fields.credential.scope(),
 			SeedSignature: fields.signature,
@@ -449,7 +448,7 @@ func parsePayloadHash(value string) (mode PayloadMode, digest string, err *s3err
 		With("ArgumentValue", value)
 }
 
-func (v *Verifier) signingKey(c credentialScope, secret string) [sha256.Size]byte {
+func (v *Verifier) signingKey(c credentialScope, secret string) *signingKey {
 	return v.keys.get(signingKeyID{
 		accessKeyID: c.accessKeyID,
 		secret:      secret,

@@ -430,7 +430,7 @@ func TestSigningKeyCache(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 100 {
-				if c.get(id) != want {
+				if c.get(id).bytes != want {
 					t.Error("cached key differs from derived key")
 					return
 				}
@@ -440,7 +440,7 @@ func TestSigningKeyCache(t *testing.T) {
 	wg.Wait()
 	rotated := id
 	rotated.secret = "rotated"
-	if c.get(rotated) == want {
+	if c.get(rotated).bytes == want {
 		t.Fatal("a rotated secret reused the old key")
 	}
 	for i := range 3 * maxCachedSigningKeys {
