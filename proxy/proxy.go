@@ -165,6 +165,14 @@ type call struct {
 	backend *Backend
 	auth    *sigv4.Request
 	info    *requestInfo
+	// query is the request's query after the value allow-list
+	// (paramgrammar.go); the backend's query is built from it alone.
+	query checkedQuery
+	// checkedHeader holds the headers of headergrammar.go as they are sent on.
+	checkedHeader http.Header
+	// copySource is the parsed X-Amz-Copy-Source of a CopyObject or
+	// UploadPartCopy (nil otherwise); the backend's header is built from it.
+	copySource *copySource
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
@@ -173,6 +181,10 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c.info.set(func(i *requestInfo) { i.op = Refused })
 	if err := checkHeaderSection(r); err != nil {
 		p.fail(c, err) // S3 looks at nothing else of such a request
+		return
+	}
+	if err := checkRequestTarget(r); err != nil {
+		p.fail(c, err) // a target a store could read another way: nothing more is read
 		return
 	}
 	// S3's order: authentication first, then what the request addresses.
@@ -283,6 +295,14 @@ func (p *Proxy) route(c *call) error {
 	}
 	if err := checkConnectionHeader(r.Header); err != nil {
 		return err
+	}
+	if op != PreflightRequest { // a preflight's query and headers are not sent on
+		if c.query, err = checkQuery(query, c.backend.KeyPolicy); err != nil {
+			return err
+		}
+		if c.checkedHeader, err = checkHeaders(r.Header); err != nil {
+			return err
+		}
 	}
 	c.op = op
 	c.info.set(func(i *requestInfo) { i.op = op })
