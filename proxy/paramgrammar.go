@@ -171,7 +171,9 @@ func asciiWord(v string, maxLen int, extra string) bool {
 	return true
 }
 
-func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
 
 func hasControlByte(v string) bool {
 	for i := 0; i < len(v); i++ {
