@@ -18,16 +18,19 @@ const copySourceRangeHeader = "x-amz-copy-source-range"
 
 // headerGrammar is one row: the header's check, and what it sends on.
 type headerGrammar struct {
-	name string
+	name string // as S3's errors name it
+	// key is the canonical header key, computed once: checkHeaders runs on
+	// every request.
+	key string
 	// parse returns the value to send on, or S3's error.
 	parse func(value string) (string, *s3err.Error)
 }
 
 var headerGrammars = []headerGrammar{
-	{copySourceRangeHeader, parseCopySourceRange},
+	{copySourceRangeHeader, "X-Amz-Copy-Source-Range", parseCopySourceRange},
 	// GetObjectAttributes pages its parts by header.
-	{"x-amz-max-parts", headerInt(0, maxS3Int)},
-	{"x-amz-part-number-marker", headerInt(0, maxS3Int)},
+	{"x-amz-max-parts", "X-Amz-Max-Parts", headerInt(0, maxS3Int)},
+	{"x-amz-part-number-marker", "X-Amz-Part-Number-Marker", headerInt(0, maxS3Int)},
 }
 
 // checkHeaders applies headerGrammars to h: each header present must be
@@ -36,7 +39,7 @@ var headerGrammars = []headerGrammar{
 func checkHeaders(h http.Header) (http.Header, error) {
 	var out http.Header
 	for _, g := range headerGrammars {
-		values, present := h[http.CanonicalHeaderKey(g.name)]
+		values, present := h[g.key]
 		if !present {
 			continue
 		}
@@ -50,7 +53,7 @@ func checkHeaders(h http.Header) (http.Header, error) {
 		if out == nil {
 			out = http.Header{}
 		}
-		out.Set(g.name, sent)
+		out[g.key] = []string{sent}
 	}
 	return out, nil
 }

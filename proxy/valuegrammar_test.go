@@ -247,3 +247,11 @@ func TestCopySourceRangeIsChecked(t *testing.T) {
 		t.Fatalf("a good range: %d %s, %d store requests", status, body, len(got))
 	}
 }
+
+func TestHeaderGrammarKeysAreCanonical(t *testing.T) {
+	for _, g := range headerGrammars {
+		if g.key != http.CanonicalHeaderKey(g.name) {
+			t.Errorf("%s: key %q, want %q", g.name, g.key, http.CanonicalHeaderKey(g.name))
+		}
+	}
+}
