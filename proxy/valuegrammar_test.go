@@ -255,3 +255,27 @@ func TestHeaderGrammarKeysAreCanonical(t *testing.T) {
 		}
 	}
 }
+
+// Every ordinary parameter of the allow-list has a row of its own in the
+// value allow-list: a parameter added to one and not the other would be
+// held only to the hoisted-header grammar.
+func TestEveryOrdinaryParameterHasAGrammar(t *testing.T) {
+	for name := range ordinaryParameters {
+		if _, ok := queryGrammar[name]; !ok {
+			t.Errorf("the ordinary parameter %q has no row in queryGrammar", name)
+		}
+	}
+	if _, ok := queryGrammar["uploadId"]; !ok {
+		t.Error("uploadId, a subresource with a value, has no row in queryGrammar")
+	}
+}
+
+// S3 checks a request's arguments after the key's access: a key without a
+// grant on the bucket learns nothing from a bad value.
+func TestValuesAreCheckedAfterTheGrant(t *testing.T) {
+	v := newValueProbe(t, KeyPolicyStrict)
+	status, body := v.do(t, grantedID, http.MethodGet, "/secret/k?versionId=..%2Fx", nil, nil)
+	if status != http.StatusForbidden || !strings.Contains(body, "<Code>AccessDenied</Code>") {
+		t.Fatalf("%d %s, want 403 AccessDenied", status, body)
+	}
+}
