@@ -5,9 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/s3cond/s3cond/internal/frontconn"
@@ -165,14 +163,16 @@ func (p *Proxy) copyResponseBody(c *call, body io.Reader) {
 }
 
 // outboundRequest builds the backend request: same method, mapped bucket,
-// raw key and raw query kept byte for byte, filtered headers, the verified
+// raw key (which decodes to the checked key), the query rebuilt from the
+// checked values (paramquery.go), filtered headers with the checked ones
+// rebuilt from their parsed values, the verified
 // body behind a hold-back reader. The re-signing transport signs it last.
 func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *holdbackReader, error) {
 	ctx := spec.ctx
 	if ctx == nil {
 		ctx = c.r.Context()
 	}
-	u := c.backend.URL(c.target.Bucket, c.target.RawKey, outboundRawQuery(c.r.URL.RawQuery))
+	u := c.backend.URL(c.target.Bucket, c.target.RawKey, c.query.raw)
 	// A literal rather than http.NewRequestWithContext, which would parse a
 	// URL only to have it replaced (two allocations per request).
 	req := (&http.Request{
@@ -183,8 +183,13 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 	for name, values := range spec.header {
 		req.Header[name] = values
 	}
-	if src := req.Header.Get("X-Amz-Copy-Source"); src != "" && len(c.backend.Buckets) > 0 {
-		req.Header.Set("X-Amz-Copy-Source", mapCopySource(c.backend, src))
+	// The checked headers go on as s3cond parsed them, never as sent.
+	for name, values := range c.checkedHeader {
+		req.Header[name] = values
+	}
+	req.Header.Del("X-Amz-Copy-Source")
+	if c.copySource != nil {
+		req.Header.Set("X-Amz-Copy-Source", c.copySource.header(c.backend))
 	}
 
 	var hb *holdbackReader
@@ -234,24 +239,6 @@ func readToEnd(body io.Reader) error {
 			return nil
 		}
 	}
-}
-
-// mapCopySource rewrites the bucket of an X-Amz-Copy-Source header to the
-// backend's name for it (authorise made sure b serves the source bucket).
-func mapCopySource(b *Backend, src string) string {
-	lead := ""
-	if strings.HasPrefix(src, "/") {
-		lead, src = "/", src[1:]
-	}
-	rawBucket, rest, ok := strings.Cut(src, "/")
-	if !ok {
-		return lead + src
-	}
-	bucket, err := url.PathUnescape(rawBucket)
-	if err != nil {
-		return lead + src
-	}
-	return lead + url.PathEscape(b.BackendBucket(bucket)) + "/" + rest
 }
 
 // outboundBody is a backend request's body: the verified client body,

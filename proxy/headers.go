@@ -111,25 +111,6 @@ func copyResponseHeader(dst, src http.Header, requestID string) {
 	}
 }
 
-// outboundRawQuery is the client's raw query without presigned-URL
-// authentication parameters; every other byte is kept, so the backend sees
-// exactly the parameters (and encodings) the client sent.
-func outboundRawQuery(raw string) string {
-	if raw == "" {
-		return ""
-	}
-	parts := strings.Split(raw, "&")
-	kept := parts[:0]
-	for _, p := range parts {
-		name, _, _ := strings.Cut(p, "=")
-		if isAuthQueryParam(name) {
-			continue
-		}
-		kept = append(kept, p)
-	}
-	return strings.Join(kept, "&")
-}
-
 // isAuthQueryParam compares the decoded name: X-Amz-Signatur%65 is the
 // same parameter to a store as X-Amz-Signature.
 func isAuthQueryParam(rawName string) bool {

@@ -6,8 +6,9 @@
 // The path of a request, in one read:
 //
 //	ServeHTTP (middleware: request ID, access log, recover)
-//	  → serveS3: route (resolveTarget, classify against the allow-list of allowlist.go,
-//	    the Connection header check) → Authenticator.Verify → authorise
+//	  → serveS3: checkRequestTarget, route (resolveTarget, classify against the allow-list
+//	    of allowlist.go, the Connection header check) → Authenticator.Verify → admit
+//	    (authorise, the key policy, the value allow-list of paramgrammar.go)
 //	  → conditional write?  serveConditional* (conditional.go): HEAD, lease, forward with a gated body
 //	  → OPTIONS (CORS preflight)?  servePreflight (preflight.go): unsigned, bare OPTIONS to the store
 //	  → PostObject (browser form upload)?  servePostObject (postobject.go): the form's signed policy, then a PutObject
@@ -165,6 +166,16 @@ type call struct {
 	backend *Backend
 	auth    *sigv4.Request
 	info    *requestInfo
+	// parsedQuery is the client's query as route parsed it, to be checked.
+	parsedQuery url.Values
+	// query is the request's query after the value allow-list
+	// (paramgrammar.go); the backend's query is built from it alone.
+	query checkedQuery
+	// checkedHeader holds the headers of headergrammar.go as they are sent on.
+	checkedHeader http.Header
+	// copySource is the parsed X-Amz-Copy-Source of a CopyObject or
+	// UploadPartCopy (nil otherwise); the backend's header is built from it.
+	copySource *copySource
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
@@ -173,6 +184,10 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c.info.set(func(i *requestInfo) { i.op = Refused })
 	if err := checkHeaderSection(r); err != nil {
 		p.fail(c, err) // S3 looks at nothing else of such a request
+		return
+	}
+	if err := checkRequestTarget(r); err != nil {
+		p.fail(c, err) // a target a store could read another way: nothing more is read
 		return
 	}
 	// S3's order: authentication first, then what the request addresses.
@@ -239,6 +254,9 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 	if err := c.backend.KeyPolicy.Check(c.target.Key); err != nil {
 		return err
 	}
+	if err := c.checkValues(); err != nil {
+		return err
+	}
 	// An aws-chunked body is an upload's: S3 refuses it on every other
 	// operation (s3cond would otherwise decode it and forward a plain body).
 	if c.auth.Mode.Streaming() && c.op != PutObject && c.op != UploadPart {
@@ -252,6 +270,19 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 			With("MaxSizeAllowed", strconv.FormatInt(maxSinglePut, 10))
 	}
 	return nil
+}
+
+// checkValues applies the value allow-list (paramgrammar.go,
+// headergrammar.go) to a verified, authorised request, as S3 checks its
+// arguments after the key's access: the checked query and headers are
+// what forward sends.
+func (c *call) checkValues() error {
+	var err error
+	if c.query, err = checkQuery(c.parsedQuery, c.backend.KeyPolicy); err != nil {
+		return err
+	}
+	c.checkedHeader, err = checkHeaders(c.r.Header)
+	return err
 }
 
 // route finds what the request addresses, the backend serving it and the
@@ -284,6 +315,7 @@ func (p *Proxy) route(c *call) error {
 	if err := checkConnectionHeader(r.Header); err != nil {
 		return err
 	}
+	c.parsedQuery = query
 	c.op = op
 	c.info.set(func(i *requestInfo) { i.op = op })
 	return nil
