@@ -3,18 +3,9 @@
 // semantics through leases, and forwards everything else, re-signed, to the
 // backend storage.
 //
-// The path of a request, in one read:
-//
-//	ServeHTTP (middleware: request ID, access log, recover)
-//	  → serveS3: checkRequestTarget, route (resolveTarget, classify against the allow-list
-//	    of allowlist.go, the Connection header check) → Authenticator.Verify → admit
-//	    (authorise, the key policy, the value allow-list of paramgrammar.go)
-//	  → conditional write?  serveConditional* (conditional.go): HEAD, lease, forward with a gated body
-//	  → OPTIONS (CORS preflight)?  servePreflight (preflight.go): unsigned, bare OPTIONS to the store
-//	  → PostObject (browser form upload)?  servePostObject (postobject.go): the form's signed policy, then a PutObject
-//	  → DeleteObjects with ETags?  serveDeleteObjects (deleteobjects.go)
-//	  → ListBuckets?  serveListBuckets (listbuckets.go): only the key's granted buckets
-//	  → otherwise forward (forward.go): stream the verified body, copy the response back
+// The path of a request is drawn once, in docs/architecture.md ("The
+// request path"); TestRequestPathDocMatchesTheCode keeps it in step with
+// serveS3 and the functions it calls.
 package proxy
 
 import (

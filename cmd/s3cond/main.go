@@ -6,10 +6,9 @@
 //	s3cond check-config --config FILE                  validate and print the effective config, secrets masked
 //	s3cond version
 //
-// A request's path: main → serve → app.Build (internal/app) wires
-// proxy.New (proxy/proxy.go), whose serveS3 authenticates (sigv4/),
-// classifies, takes leases for conditional writes (dynamolease/,
-// precondition/) and forwards to the backend re-signed.
+// main → serve → app.Build (internal/app) wires proxy.New; a request's
+// path from there is drawn once, in docs/architecture.md ("The request
+// path"), which a test keeps in step with proxy's code.
 package main
 
 import (
