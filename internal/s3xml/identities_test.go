@@ -1,0 +1,76 @@
+package s3xml
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func renameBackend(name string) (string, bool) {
+	if name == "AKIDBACKEND" {
+		return "client<&>id", true
+	}
+	return "", false
+}
+
+func TestRewriteIdentitiesReplacesOnlyOwnerNames(t *testing.T) {
+	doc := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
+		`<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>b</Name>` +
+		`<Contents><Key>AKIDBACKEND</Key><Owner><ID>AKIDBACKEND</ID><DisplayName>AKIDBACKEND</DisplayName></Owner></Contents>` +
+		`<Contents><Key>x &amp; y</Key><Owner><ID>someone-else</ID></Owner></Contents>` +
+		`<Upload><Initiator><ID>AKIDBACKEND</ID></Initiator></Upload>` +
+		`<Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="CanonicalUser"><ID>AKIDBACKEND</ID></Grantee></Grant>` +
+		`<ID>AKIDBACKEND</ID></ListBucketResult>`
+	want := strings.ReplaceAll(doc, "<ID>AKIDBACKEND</ID><DisplayName>AKIDBACKEND</DisplayName>",
+		"<ID>client&lt;&amp;&gt;id</ID><DisplayName>client&lt;&amp;&gt;id</DisplayName>")
+	want = strings.ReplaceAll(want, "<Initiator><ID>AKIDBACKEND</ID>", "<Initiator><ID>client&lt;&amp;&gt;id</ID>")
+	want = strings.ReplaceAll(want, `"CanonicalUser"><ID>AKIDBACKEND</ID>`, `"CanonicalUser"><ID>client&lt;&amp;&gt;id</ID>`)
+	// one byte at a time: a token split across reads is still found
+	var out bytes.Buffer
+	if err := RewriteIdentities(&out, iotest.OneByteReader(strings.NewReader(doc)), renameBackend); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestRewriteIdentitiesStreamsLongDocumentsUnchanged(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString(`<ListBucketResult>`)
+	for i := 0; i < 20000; i++ {
+		doc.WriteString(`<Contents><Key>k</Key><Owner><ID>AKIDBACKEND</ID></Owner></Contents>`)
+	}
+	doc.WriteString(`</ListBucketResult>`)
+	var out bytes.Buffer
+	if err := RewriteIdentities(&out, strings.NewReader(doc.String()), renameBackend); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), strings.ReplaceAll(doc.String(), "AKIDBACKEND", "client&lt;&amp;&gt;id"); got != want {
+		t.Fatalf("long document rewritten wrongly (%d bytes, want %d)", len(got), len(want))
+	}
+}
+
+func TestRewriteIdentitiesRefusesBrokenDocuments(t *testing.T) {
+	for name, doc := range map[string]string{
+		"unclosed tag": `<A><Owner><ID>AKIDBACKEND</ID></Owner><B`,
+		"overlong":     `<A>` + strings.Repeat("x", 2*maxPendingBytes) + `</A>`,
+		"deep":         strings.Repeat("<a>", identityDepth+1),
+	} {
+		err := RewriteIdentities(io.Discard, strings.NewReader(doc), renameBackend)
+		if !errors.Is(err, ErrIdentityDocument) {
+			t.Errorf("%s: err %v, want ErrIdentityDocument", name, err)
+		}
+	}
+}
+
+func TestRewriteIdentitiesReportsTheSourceError(t *testing.T) {
+	broken := errors.New("backend went away")
+	src := io.MultiReader(strings.NewReader(`<A><Owner><ID>x</ID>`), iotest.ErrReader(broken))
+	if err := RewriteIdentities(io.Discard, src, renameBackend); !errors.Is(err, broken) {
+		t.Fatalf("err %v, want the source's", err)
+	}
+}
