@@ -33,6 +33,7 @@ func TestACLNamingTheClientIdentityReachesTheStoreAsTheBackendPrincipal(t *testi
 	req, _ := http.NewRequest(http.MethodPut, proxyURL+"/"+bucketName+"?acl", nil)
 	req.Header.Set("X-Amz-Grant-Full-Control", `id="`+me+`", emailAddress="a@example.com"`)
 	req.Header.Set("X-Amz-Grant-Read", `uri="http://acs.amazonaws.com/groups/global/AllUsers"`)
+	req.Header.Set("X-Amz-Grant-Write-Acp", me+", other-principal") // versitygw's bare account IDs
 	signWithTestKey(t, req, nil)
 	resp, err := noRedirects.Do(req)
 	if err != nil {
@@ -42,6 +43,9 @@ func TestACLNamingTheClientIdentityReachesTheStoreAsTheBackendPrincipal(t *testi
 	got := store.requests[0].header
 	if v := got.Get("X-Amz-Grant-Full-Control"); v != `id="`+backendKeyID+`", emailAddress="a@example.com"` {
 		t.Errorf("x-amz-grant-full-control reached the store as %q", v)
+	}
+	if v := got.Get("X-Amz-Grant-Write-Acp"); v != backendKeyID+", other-principal" {
+		t.Errorf("x-amz-grant-write-acp reached the store as %q", v)
 	}
 	if v := got.Get("X-Amz-Grant-Read"); v != `uri="http://acs.amazonaws.com/groups/global/AllUsers"` {
 		t.Errorf("x-amz-grant-read reached the store as %q", v)

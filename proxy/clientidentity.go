@@ -101,12 +101,19 @@ func backendGrantHeaders(c *call) http.Header {
 
 // renameGrantees rewrites a grant header's list (id="a", emailAddress="b",
 // uri="c"): an id that rename knows gets the new name; every other grantee
-// is kept byte for byte.
+// is kept byte for byte. versitygw reads each entry as a bare account ID
+// (no id="..."), so a bare entry rename knows is renamed too.
 func renameGrantees(list string, rename func(string) (string, bool)) string {
 	grantees := strings.Split(list, ",")
 	for i, g := range grantees {
 		key, value, ok := strings.Cut(strings.TrimSpace(g), "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(key), "id") {
+		if !ok {
+			if renamed, known := rename(strings.TrimSpace(g)); known {
+				grantees[i] = leadingSpace(g) + renamed
+			}
+			continue
+		}
+		if !strings.EqualFold(strings.TrimSpace(key), "id") {
 			continue
 		}
 		value = strings.TrimSpace(value)
