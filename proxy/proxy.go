@@ -14,6 +14,7 @@
 //	  → DeleteObjects with ETags?  serveDeleteObjects (deleteobjects.go)
 //	  → ListBuckets?  serveListBuckets (listbuckets.go): only the key's granted buckets
 //	  → otherwise forward (forward.go): stream the verified body, copy the response back
+//	    through relayAnswer (relay.go), the one rewriting path of every answer
 package proxy
 
 import (
