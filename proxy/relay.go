@@ -111,6 +111,7 @@ func (p *Proxy) identityRewriteFailed(c *call, err error) {
 func clientResponseHeader(c *call, dst, src http.Header) {
 	copyResponseHeader(dst, src, c.id)
 	clientLocation(c, dst)
+	//lint:ignore SA1008 copyResponseHeader stores x-amz-* names in S3's lower case.
 	if arn := dst[bucketARNHeader]; len(arn) > 0 {
 		view := newClientView(c)
 		mapped := make([]string, len(arn))
