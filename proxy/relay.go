@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/s3cond/s3cond/internal/s3xml"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // One rewriting path. Every answer of the backend reaches the client
@@ -79,7 +80,12 @@ func (p *Proxy) relayIdentities(c *call, status int, length int64, body io.Reade
 		var out bytes.Buffer
 		if err := s3xml.RewriteIdentities(&out, io.LimitReader(body, length), rename); err != nil {
 			p.identityRewriteFailed(c, err)
-			p.fail(c, backendError(err))
+			for name := range h {
+				if name != requestIDHeader && name != hostIDHeader {
+					delete(h, name) // the store's, for the answer that is not sent
+				}
+			}
+			p.fail(c, unreadableDocument(err))
 			return
 		}
 		h.Set("Content-Length", strconv.Itoa(out.Len()))
@@ -97,6 +103,15 @@ func (p *Proxy) relayIdentities(c *call, status int, length int64, body io.Reade
 		// As copyResponseBody: a document cut short must not end cleanly.
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// unreadableDocument is the client's answer when a backend document could
+// not be read to be rewritten.
+func unreadableDocument(err error) error {
+	if errors.Is(err, s3xml.ErrIdentityDocument) {
+		return s3err.Newf(s3err.BadGateway, "The backend storage answered with a document s3cond could not read.")
+	}
+	return backendError(err)
 }
 
 func (p *Proxy) identityRewriteFailed(c *call, err error) {

@@ -263,3 +263,14 @@ func TestNoOperationRelaysTheStoresIdentity(t *testing.T) {
 func clientIdentityOf(keyID string) string {
 	return clientIdentity(&call{auth: &sigv4.Request{AccessKeyID: keyID}})
 }
+
+// A successful document s3cond cannot read to rename its owners is not
+// relayed: it might name the backend principal where s3cond did not see it.
+func TestUnreadableSuccessDocumentIsBadGateway(t *testing.T) {
+	proxyURL, _, store := leakyProxy(t)
+	store.answer(http.StatusOK, `<AccessControlPolicy><Owner><ID>`+backendKeyID+`</ID></Own`)
+	status, header, body := signedDo(t, http.MethodGet, proxyURL+"/"+bucketName+"?acl", nil)
+	if status != http.StatusBadGateway || strings.Contains(body, backendKeyID) || header.Get("Etag") != "" {
+		t.Fatalf("status %d, body %s", status, body)
+	}
+}

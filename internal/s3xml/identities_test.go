@@ -95,3 +95,28 @@ func BenchmarkRewriteIdentities(b *testing.B) {
 		}
 	}
 }
+
+// Whatever the document, a rewrite that renames nothing copies it byte for
+// byte, or stops with ErrIdentityDocument having copied a prefix of it;
+// and renaming never changes a byte outside an identity's text.
+func FuzzRewriteIdentities(f *testing.F) {
+	f.Add([]byte(`<A><Owner><ID>AKIDBACKEND</ID></Owner><Key>AKIDBACKEND</Key></A>`))
+	f.Add([]byte(`<?xml version="1.0"?><!-- c --><A x="1>2"><![CDATA[<Owner>]]><Grantee><DisplayName>a&amp;b</DisplayName></Grantee></A>`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		var out bytes.Buffer
+		err := RewriteIdentities(&out, bytes.NewReader(doc), func(string) (string, bool) { return "", false })
+		switch {
+		case err == nil && !bytes.Equal(out.Bytes(), doc):
+			t.Fatalf("copy differs:\n%q\n%q", out.Bytes(), doc)
+		case err != nil && !errors.Is(err, ErrIdentityDocument):
+			t.Fatalf("error %v", err)
+		case err != nil && !bytes.HasPrefix(doc, out.Bytes()):
+			t.Fatalf("wrote what the document does not start with: %q", out.Bytes())
+		}
+		out.Reset()
+		if err := RewriteIdentities(&out, bytes.NewReader(doc), renameBackend); err == nil &&
+			!bytes.Contains(doc, []byte("AKIDBACKEND")) && !bytes.ContainsAny(doc, "&") && !bytes.Equal(out.Bytes(), doc) {
+			t.Fatalf("renamed a document without the backend's name:\n%q\n%q", out.Bytes(), doc)
+		}
+	})
+}
