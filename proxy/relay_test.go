@@ -65,7 +65,13 @@ func (s *leakyStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // leakyProxy is the proxy in front of a leakyStore, with backend.buckets
 // mapping bucketName to backendBucket and the store naming s3cond's
 // principal by its key ID.
-func leakyProxy(t *testing.T) (proxyURL, backendHost string, store *leakyStore) {
+func leakyProxy(t testing.TB) (proxyURL, backendHost string, store *leakyStore) {
+	t.Helper()
+	return leakyProxyNaming(t, []string{backendKeyID})
+}
+
+// leakyProxyNaming is leakyProxy with the backend principal's names given.
+func leakyProxyNaming(t testing.TB, identity []string) (proxyURL, backendHost string, store *leakyStore) {
 	t.Helper()
 	store = &leakyStore{status: http.StatusOK}
 	server := httptest.NewServer(store)
@@ -73,7 +79,7 @@ func leakyProxy(t *testing.T) (proxyURL, backendHost string, store *leakyStore) 
 	u, _ := url.Parse(server.URL)
 	backend := &Backend{
 		Name: "default", Endpoint: u, Buckets: map[string]string{bucketName: backendBucket},
-		Identity: []string{backendKeyID},
+		Identity: identity,
 		Client: &http.Client{Transport: sigv4.NewResigner(backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
 			credentials.NewStaticCredentialsProvider(backendKeyID, "backend-secret", ""), "us-east-1"),
 			CheckRedirect: noRedirects.CheckRedirect},
@@ -272,5 +278,45 @@ func TestUnreadableSuccessDocumentIsBadGateway(t *testing.T) {
 	status, header, body := signedDo(t, http.MethodGet, proxyURL+"/"+bucketName+"?acl", nil)
 	if status != http.StatusBadGateway || strings.Contains(body, backendKeyID) || header.Get("Etag") != "" {
 		t.Fatalf("status %d, body %s", status, body)
+	}
+}
+
+// BenchmarkListing1000Keys is one ListObjectsV2 page of 1000 keys with
+// owners through s3cond: "renamed" with the owners renamed as versitygw's
+// listings are, "unrenamed" with no backend identity known (as before).
+func BenchmarkListing1000Keys(b *testing.B) {
+	var doc strings.Builder
+	doc.WriteString(`<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>` + backendBucket + `</Name>`)
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&doc, `<Contents><Key>photos/2026/12/02/IMG_%06d.jpg</Key><LastModified>2026-12-02T07:00:00.000Z</LastModified>`+
+			`<ETag>&#34;9b2cf535f27731c974343645a3985328&#34;</ETag><Size>1048576</Size><Owner><ID>%s</ID><DisplayName>%s</DisplayName></Owner>`+
+			`<StorageClass>STANDARD</StorageClass></Contents>`, i, backendKeyID, backendKeyID)
+	}
+	doc.WriteString(`</ListBucketResult>`)
+	for _, renamed := range []bool{true, false} {
+		b.Run(map[bool]string{true: "renamed", false: "unrenamed"}[renamed], func(b *testing.B) {
+			var identity []string
+			if renamed {
+				identity = []string{backendKeyID}
+			}
+			proxyURL, _, store := leakyProxyNaming(b, identity)
+			store.answer(http.StatusOK, doc.String())
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+			b.SetBytes(int64(doc.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				req, _ := http.NewRequest(http.MethodGet, proxyURL+"/"+bucketName+"?list-type=2&fetch-owner=true", nil)
+				signWithTestKey(b, req, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, _ := io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || n < int64(doc.Len())-1000 {
+					b.Fatalf("status %d, %d bytes", resp.StatusCode, n)
+				}
+			}
+		})
 	}
 }
