@@ -41,6 +41,12 @@ type Backend struct {
 	// KeyPolicy says which object keys may reach this store (keypolicy.go);
 	// the zero value is KeyPolicyStrict.
 	KeyPolicy KeyPolicy
+	// Identity are the names the store gives s3cond's own principal in
+	// Owner, Initiator and Grantee elements (versitygw: the backend access
+	// key ID). Clients see their own client-facing identity in their place
+	// (clientidentity.go); the first is what that identity maps back to in
+	// an ACL a client sets. Empty: answers are not rewritten for it.
+	Identity []string
 }
 
 // BackendBucket maps a client bucket to the backend's name for it.

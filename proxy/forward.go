@@ -99,28 +99,7 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		p.fail(c, hb.Err())
 		return forwardResult{}
 	}
-	if rewritesBackendBody(c, resp.StatusCode) {
-		p.relayRewritten(c, resp)
-		return forwardResult{status: resp.StatusCode, header: resp.Header}
-	}
-	if element, backendName, ok := renamedBucket(c, resp.StatusCode); ok {
-		p.relayRenamed(c, resp, element, backendName)
-		return forwardResult{status: resp.StatusCode, header: resp.Header}
-	}
-	copyResponseHeader(c.w.Header(), resp.Header, c.id)
-	clientLocation(c, c.w.Header())
-	if hb != nil && hb.Complete() {
-		// Read to its end: closing it spares net/http's server a drain of
-		// nothing (an io.CopyN, and its allocation) as the answer starts.
-		_ = c.r.Body.Close()
-	}
-	if held := holdSmallAnswer(c, resp.ContentLength, hb); held != nil {
-		defer releaseHeld(c, held)
-	}
-	c.w.WriteHeader(resp.StatusCode)
-	if c.r.Method != http.MethodHead {
-		p.copyResponseBody(c, resp.Body)
-	}
+	p.relayAnswer(c, resp, hb)
 	return forwardResult{status: resp.StatusCode, header: resp.Header}
 }
 
@@ -181,6 +160,10 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		Header: outboundHeader(c.r.Header, c.backend.ForwardChecksums, spec.stripConditions),
 	}).WithContext(ctx)
 	for name, values := range spec.header {
+		if values == nil {
+			delete(req.Header, name) // nil: the header must not be sent
+			continue
+		}
 		req.Header[name] = values
 	}
 	// The checked headers go on as s3cond parsed them, never as sent.

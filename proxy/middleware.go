@@ -110,6 +110,9 @@ func infoFrom(ctx context.Context) *requestInfo {
 // spelt as S3 sends it.
 const requestIDHeader = "x-amz-request-id"
 
+// hostIDHeader is S3's x-amz-id-2, spelt as S3 sends it.
+const hostIDHeader = "x-amz-id-2"
+
 // requestIDMiddleware gives every request s3cond's own x-amz-request-id, set
 // before anything else can answer.
 func (p *Proxy) requestIDMiddleware(next http.Handler) http.Handler {
@@ -119,6 +122,10 @@ func (p *Proxy) requestIDMiddleware(next http.Handler) http.Handler {
 		// S3's spelling, not Go's canonical X-Amz-Request-Id: net/http
 		// writes a key as it is stored.
 		w.Header()[requestIDHeader] = state.idValue[:]
+		// S3 clients read x-amz-id-2 as the extended request ID; s3cond
+		// has no host ID of its own to give, so it is the request ID too
+		// (never the store's, which names the store's host).
+		w.Header()[hostIDHeader] = state.idValue[:]
 		next.ServeHTTP(w, r.WithContext(state))
 	})
 }

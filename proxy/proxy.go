@@ -229,7 +229,12 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.serveListBuckets(c)
 		return
 	}
-	p.forward(c, p.clientBody(c))
+	spec, err := p.aclBody(c)
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	p.forward(c, spec)
 }
 
 // admit runs the checks of a verified request in S3's order, before

@@ -189,6 +189,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		ForwardPayloadHash: b.PayloadHash == config.PayloadHashForward,
 		NativeConditional:  b.Conditional == config.ConditionalNative,
 		KeyPolicy:          keyPolicy,
+		Identity:           backendIdentity(ctx, creds, log),
 	}, backendProbe(probeClient, u), nil
 }
 
@@ -243,6 +244,24 @@ func credentialsProvider(ctx context.Context, c config.Credentials, region strin
 	default: // static, and env (Load already read the variables)
 		return credentials.NewStaticCredentialsProvider(c.AccessKeyID, c.SecretAccessKey, ""), nil
 	}
+}
+
+// backendIdentity names s3cond's principal as stores that name owners by
+// access key (versitygw, the embedded store) write it, so clients see their
+// own identity in its place (proxy/clientidentity.go). A key that cannot
+// be read now (a default chain not ready yet) leaves answers unrewritten.
+func backendIdentity(ctx context.Context, creds aws.CredentialsProvider, log zerolog.Logger) []string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := creds.Retrieve(ctx)
+	if err != nil || v.AccessKeyID == "" {
+		log.Warn().Err(err).Msg("the backend key ID is unknown: owner names in answers are not rewritten")
+		return nil
+	}
+	if v.AccessKeyID == "embedded" {
+		return []string{"s3cond", v.AccessKeyID} // the embedded store's owner name first
+	}
+	return []string{v.AccessKeyID}
 }
 
 // buildLeases opens the lease store and returns the committer on it and the
