@@ -185,10 +185,11 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 			Transport:     sigv4.NewResigner(m.InstrumentTransport(backendhttp.NewSpliceTransport(transport)), creds, b.Region),
 			CheckRedirect: noRedirects,
 		},
-		ForwardChecksums:   b.Checksums == config.ChecksumsForward,
-		ForwardPayloadHash: b.PayloadHash == config.PayloadHashForward,
-		NativeConditional:  b.Conditional == config.ConditionalNative,
-		KeyPolicy:          keyPolicy,
+		ForwardChecksums:        b.Checksums == config.ChecksumsForward,
+		ForwardPayloadHash:      b.PayloadHash == config.PayloadHashForward,
+		NativeConditional:       b.Conditional == config.ConditionalNative,
+		FramedConditionalBodies: b.ConditionalBodyFraming == config.BodyFramingAWSChunked,
+		KeyPolicy:               keyPolicy,
 	}, backendProbe(probeClient, u), nil
 }
 

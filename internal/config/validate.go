@@ -211,6 +211,9 @@ func validateOneBackend(b Backend, prefix string) error {
 	if err := oneOf(prefix+".payload_hash", b.PayloadHash, PayloadHashUnsigned, PayloadHashForward); err != nil {
 		return err
 	}
+	if err := oneOf(prefix+".conditional_body_framing", b.ConditionalBodyFraming, BodyFramingNone, BodyFramingAWSChunked); err != nil {
+		return err
+	}
 	if err := oneOf(prefix+".conditional", b.Conditional, ConditionalLease, ConditionalNative); err != nil {
 		return err
 	}
