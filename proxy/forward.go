@@ -31,6 +31,9 @@ type forwardSpec struct {
 	header http.Header
 	// ctx is the backend request's context; default the client request's.
 	ctx context.Context
+	// heldThroughout, if set, must pass before a backend success (2xx) is
+	// relayed: the write's leases held until its answer (lapsedlease.go).
+	heldThroughout func() error
 	// framed sends the body as an aws-chunked stream whose final chunk
 	// waits for gate (framedbody.go), for stores that read it.
 	framed bool
@@ -103,6 +106,12 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		// the request early); it cannot have stored our truncated body.
 		p.fail(c, hb.Err())
 		return forwardResult{}
+	}
+	if spec.heldThroughout != nil && resp.StatusCode < http.StatusMultipleChoices {
+		if err := spec.heldThroughout(); err != nil {
+			p.fail(c, err)
+			return forwardResult{}
+		}
 	}
 	if rewritesBackendBody(c, resp.StatusCode) {
 		p.relayRewritten(c, resp)
