@@ -26,7 +26,7 @@ func (c *workloadClient) abandonedWrite(ctx context.Context, cancel context.Canc
 	endpoints := c.w.Cluster.Endpoints()
 	resp, err := e2e.DoContext(ctx, endpoints[c.id%len(endpoints)], c.w.Cluster.Cred, e2e.RawRequest{
 		Method: http.MethodPut, Path: "/" + c.w.Cluster.Bucket + "/" + key, Header: header,
-		BodyFrom: &abandoningReader{body: body, half: len(body) / 2, cancel: cancel},
+		BodyFrom:      &abandoningReader{body: body, half: len(body) / 2, cancel: cancel},
 		ContentLength: int64(len(body)), PayloadHash: e2e.UnsignedPayload})
 	switch {
 	case err != nil:
