@@ -80,7 +80,30 @@ func TestFINHopBodyFailingItsSHA256IsNotStored(t *testing.T) {
 // aborted. Through a FIN hop its truncated body replaced the acknowledged
 // winner (issue 24, item 3: 19/20); framed, the winner stays.
 func TestFINHopRaceLoserDoesNotReplaceWinner(t *testing.T) {
-	c := newFINHopCluster(t, framingEnv)
+	got, winner := raceThroughFINHop(t, framingEnv)
+	if !bytes.Equal(got, winner) {
+		t.Fatalf("the store holds %d bytes under the acknowledged winner's key, not its %d", len(got), len(winner))
+	}
+}
+
+// TestFINHopWithoutFramingLoserReplacesWinner is the negative control: the
+// same race with framing off (today's default, the hold-back and reset
+// alone) ends with the loser's truncated body over the acknowledged winner,
+// so the tests above catch the unsafe variant, and versitygw still stores
+// a body a FIN ended (if it stops doing so, this says the fault is gone).
+func TestFINHopWithoutFramingLoserReplacesWinner(t *testing.T) {
+	got, winner := raceThroughFINHop(t, "S3COND_BACKEND_CONDITIONAL_BODY_FRAMING=none")
+	if bytes.Equal(got, winner) {
+		t.Fatalf("without framing the acknowledged winner survived a FIN hop: the control no longer shows the fault")
+	}
+	t.Logf("without framing the store holds %d bytes (the loser's truncated body) over the %d-byte winner", len(got), len(winner))
+}
+
+// raceThroughFINHop runs the race of TestFINHopRaceLoserDoesNotReplaceWinner
+// and returns what the store holds and the winner's body.
+func raceThroughFINHop(t *testing.T, env string) (stored, winner []byte) {
+	t.Helper()
+	c := newFINHopCluster(t, env)
 	loserBody := bigBody("loser", finHopBody)
 	loser := StartHeldUpload(context.Background(), c.Proxies[0].Endpoint, c.Cred, c.Bucket, "raced",
 		http.Header{"If-None-Match": {"*"}}, loserBody, len(loserBody)-1, c.Delay)
@@ -102,10 +125,7 @@ func TestFINHopRaceLoserDoesNotReplaceWinner(t *testing.T) {
 		t.Fatalf("the large create after the small one won: %d, want 412\n%s", resp.Status, resp.Body)
 	}
 	waitSettledResets(t, c, 1)
-	got := storeObject(t, c, "raced")
-	if !bytes.Equal(got, winnerBody) {
-		t.Fatalf("the store holds %d bytes under the acknowledged winner's key, not its %d", len(got), len(winnerBody))
-	}
+	return storeObject(t, c, "raced"), winnerBody
 }
 
 // waitSettledResets waits until the hop passed n of s3cond's resets on as
