@@ -189,6 +189,11 @@ func validateOneBackend(b Backend, prefix string) error {
 		if b.Conditional == ConditionalNative {
 			return keyError(prefix+".conditional", "the embedded backend needs lease: it ignores conditions on CopyObject and CompleteMultipartUpload")
 		}
+		if b.ConditionalBodyFraming == BodyFramingAWSChunked {
+			// gofakes3 does not decode STREAMING-UNSIGNED-PAYLOAD-TRAILER: it
+			// would store the framing as the object's bytes.
+			return keyError(prefix+".conditional_body_framing", "the embedded backend supports only none: it does not read aws-chunked uploads")
+		}
 	case BackendS3:
 		if err := validateURL(b.Endpoint); err != nil {
 			return keyError(prefix+".endpoint", "%v", err)
