@@ -35,6 +35,12 @@ type Backend struct {
 	// to the backend, which then hashes the body again. Otherwise s3cond,
 	// having verified it, sends UNSIGNED-PAYLOAD, as for streaming uploads.
 	ForwardPayloadHash bool
+	// FramedConditionalBodies sends leased PutObject bodies as aws-chunked
+	// streams with a CRC32 trailer that are finished only once the write may
+	// land (framedbody.go), so an abort does not depend on a TCP reset
+	// reaching the store. Only for stores that read such streams and refuse
+	// an unfinished one.
+	FramedConditionalBodies bool
 	// NativeConditional forwards If-Match / If-None-Match writes as they are
 	// and takes no lease: the store enforces them itself.
 	NativeConditional bool

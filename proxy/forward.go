@@ -29,6 +29,12 @@ type forwardSpec struct {
 	header http.Header
 	// ctx is the backend request's context; default the client request's.
 	ctx context.Context
+	// heldThroughout, if set, must pass before a backend success (2xx) is
+	// relayed: the write's leases held until its answer (lapsedlease.go).
+	heldThroughout func() error
+	// framed sends the body as an aws-chunked stream whose final chunk
+	// waits for gate (framedbody.go), for stores that read it.
+	framed bool
 }
 
 // clientBody is the spec for sending the client's own verified body. When
@@ -98,6 +104,12 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		// the request early); it cannot have stored our truncated body.
 		p.fail(c, hb.Err())
 		return forwardResult{}
+	}
+	if spec.heldThroughout != nil && resp.StatusCode < http.StatusMultipleChoices {
+		if err := spec.heldThroughout(); err != nil {
+			p.fail(c, err)
+			return forwardResult{}
+		}
 	}
 	p.relayAnswer(c, resp, hb)
 	return forwardResult{status: resp.StatusCode, header: resp.Header}
@@ -195,6 +207,14 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		// X-Amz-Content-Sha256 is left to the re-signer, which sets the
 		// empty body's hash (and UNSIGNED-PAYLOAD for a body below) in an
 		// allocation it makes anyway.
+	case spec.framed:
+		body := newFramedOutboundBody(spec.body, spec.length, c.info, spec.gate)
+		hb, req.Body = &body.holdbackReader, body
+		for name, values := range framedHeader(spec.length, req.Header.Get("Content-Encoding")) {
+			req.Header[name] = values
+		}
+		req.ContentLength = framedLength(spec.length)
+		req.Header.Set("X-Amz-Content-Sha256", streamingUnsignedTrailer)
 	default:
 		body := newOutboundBody(spec.body, c.info, spec.gate)
 		hb, req.Body = &body.holdbackReader, body
@@ -234,6 +254,15 @@ type outboundBody struct {
 func newOutboundBody(verified io.Reader, info *requestInfo, gate func() error) *outboundBody {
 	b := &outboundBody{counter: countingReader{r: verified, info: info}}
 	b.src, b.gate = &b.counter, gate
+	return b
+}
+
+// newFramedOutboundBody is newOutboundBody with the verified body framed
+// (framedBody): the gate runs before the final chunk, and the hold-back
+// still withholds the stream's last byte until the frame ended cleanly.
+func newFramedOutboundBody(verified io.Reader, length int64, info *requestInfo, gate func() error) *outboundBody {
+	b := &outboundBody{counter: countingReader{r: verified, info: info}}
+	b.src = newFramedBody(&b.counter, length, gate)
 	return b
 }
 

@@ -51,6 +51,9 @@ type ClusterOptions struct {
 	Etcd *testservers.EtcdCluster
 	// DelayBackend routes s3cond's backend traffic through a DelayProxy.
 	DelayBackend bool
+	// FINHop routes s3cond's backend traffic through a FINHop (in front of
+	// the delay proxy, if both): an abort's reset reaches the store as a FIN.
+	FINHop bool
 	// Serialize is lease.serialize ("" keeps the default, conditional-only).
 	Serialize string
 	// LeaseTimeout overrides lease.timeout (default LeaseTimeout). A lease
@@ -82,6 +85,7 @@ type Cluster struct {
 	Store   e2e.Store
 	Backend *testservers.VersityGW
 	Delay   *testservers.DelayProxy  // nil unless DelayBackend
+	FIN     *testservers.FINHop      // nil unless FINHop
 	Moto    *Moto                    // nil unless DynamoDB
 	Etcd    *testservers.EtcdCluster // nil unless ClusterOptions.Etcd
 	Proxies []*testservers.S3cond
@@ -106,6 +110,10 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	if opts.DelayBackend {
 		c.Delay = testservers.StartDelayProxy(t, strings.TrimPrefix(c.Store.Endpoint, "http://"))
 		backendEndpoint = c.Delay.Endpoint()
+	}
+	if opts.FINHop {
+		c.FIN = testservers.StartFINHop(t, strings.TrimPrefix(backendEndpoint, "http://"))
+		backendEndpoint = c.FIN.Endpoint()
 	}
 	c.Config = e2e.Config{
 		Server: e2e.ServerConfig{Region: e2e.Region, MaxSkew: "15m"},

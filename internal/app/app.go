@@ -185,11 +185,12 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 			Transport:     sigv4.NewResigner(m.InstrumentTransport(backendhttp.NewSpliceTransport(transport)), creds, b.Region),
 			CheckRedirect: noRedirects,
 		},
-		ForwardChecksums:   b.Checksums == config.ChecksumsForward,
-		ForwardPayloadHash: b.PayloadHash == config.PayloadHashForward,
-		NativeConditional:  b.Conditional == config.ConditionalNative,
-		KeyPolicy:          keyPolicy,
-		Identity:           backendIdentity(ctx, creds, log),
+		ForwardChecksums:        b.Checksums == config.ChecksumsForward,
+		ForwardPayloadHash:      b.PayloadHash == config.PayloadHashForward,
+		NativeConditional:       b.Conditional == config.ConditionalNative,
+		FramedConditionalBodies: b.ConditionalBodyFraming == config.BodyFramingAWSChunked,
+		KeyPolicy:               keyPolicy,
+		Identity:                backendIdentity(ctx, creds, log),
 	}, backendProbe(probeClient, u), nil
 }
 

@@ -38,6 +38,9 @@ const (
 	PayloadHashUnsigned = "unsigned"
 	PayloadHashForward  = "forward"
 
+	BodyFramingNone       = "none"
+	BodyFramingAWSChunked = "aws-chunked"
+
 	ConditionalLease  = "lease"
 	ConditionalNative = "native"
 
@@ -126,6 +129,10 @@ type Backend struct {
 	// whose hex SHA-256 the client signed and s3cond verified.
 	PayloadHash string `yaml:"payload_hash"`
 	Conditional string `yaml:"conditional"`
+	// ConditionalBodyFraming says how a leased PutObject's body travels to
+	// the store: "aws-chunked" finishes the stream only once the write may
+	// land, so an abort needs no TCP reset to reach the store.
+	ConditionalBodyFraming string `yaml:"conditional_body_framing"`
 	// KeyPolicy says which object keys may reach the store: strict,
 	// normalize or opaque (proxy.KeyPolicy).
 	KeyPolicy string `yaml:"key_policy"`
@@ -262,7 +269,10 @@ func Default() *Config {
 			Checksums:   ChecksumsForward,
 			PayloadHash: PayloadHashUnsigned,
 			Conditional: ConditionalLease,
-			KeyPolicy:   KeyPolicyStrict,
+			// Off until a store is known to refuse an unfinished aws-chunked
+			// stream (versitygw v1.8.0 does); issue 24's probe may set it.
+			ConditionalBodyFraming: BodyFramingNone,
+			KeyPolicy:              KeyPolicyStrict,
 			Pool: Pool{
 				MaxIdleConnsPerHost: 256,
 				IdleConnTimeout:     90 * time.Second,
@@ -335,6 +345,9 @@ func namedBackendDefaults(b Backend) Backend {
 	}
 	if b.Conditional == "" {
 		b.Conditional = d.Conditional
+	}
+	if b.ConditionalBodyFraming == "" {
+		b.ConditionalBodyFraming = d.ConditionalBodyFraming
 	}
 	if b.KeyPolicy == "" {
 		b.KeyPolicy = d.KeyPolicy

@@ -189,6 +189,11 @@ func validateOneBackend(b Backend, prefix string) error {
 		if b.Conditional == ConditionalNative {
 			return keyError(prefix+".conditional", "the embedded backend needs lease: it ignores conditions on CopyObject and CompleteMultipartUpload")
 		}
+		if b.ConditionalBodyFraming == BodyFramingAWSChunked {
+			// gofakes3 does not decode STREAMING-UNSIGNED-PAYLOAD-TRAILER: it
+			// would store the framing as the object's bytes.
+			return keyError(prefix+".conditional_body_framing", "the embedded backend supports only none: it does not read aws-chunked uploads")
+		}
 	case BackendS3:
 		if err := validateURL(b.Endpoint); err != nil {
 			return keyError(prefix+".endpoint", "%v", err)
@@ -209,6 +214,9 @@ func validateOneBackend(b Backend, prefix string) error {
 		return err
 	}
 	if err := oneOf(prefix+".payload_hash", b.PayloadHash, PayloadHashUnsigned, PayloadHashForward); err != nil {
+		return err
+	}
+	if err := oneOf(prefix+".conditional_body_framing", b.ConditionalBodyFraming, BodyFramingNone, BodyFramingAWSChunked); err != nil {
 		return err
 	}
 	if err := oneOf(prefix+".conditional", b.Conditional, ConditionalLease, ConditionalNative); err != nil {
