@@ -90,7 +90,8 @@ func answered(ok int, etag *string, err error) outcome {
 	var status interface{ HTTPStatusCode() int }
 	if errors.As(err, &status) {
 		o.status = status.HTTPStatusCode()
-	} else {
+	}
+	if o.status == 0 {
 		o.err = err
 	}
 	var api smithy.APIError
