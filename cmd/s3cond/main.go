@@ -59,7 +59,7 @@ func run(ctx context.Context, args, env []string, stdout, stderr io.Writer) erro
 		}
 		return tableCreate(ctx, args[1:], env, stdout, stderr)
 	case "check-config":
-		return checkConfig(args, env, stdout)
+		return checkConfig(ctx, args, env, stdout)
 	case "probe":
 		return probeCommand(ctx, args, env, stdout, stderr)
 	case "version":

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/s3cond/s3cond/internal/app"
@@ -49,7 +50,7 @@ func parseProbeFlags(args []string, stderr io.Writer) (probeFlags, error) {
 	switch {
 	case fs.NArg() > 0:
 		return f, usageError{fmt.Sprintf("unexpected argument %q\n%s", fs.Arg(0), probeUsage)}
-	case f.opts.Bucket == "":
+	case f.opts.Bucket == "" && f.config == "":
 		return f, usageError{"--bucket is required\n" + probeUsage}
 	case f.config == "" && f.opts.Endpoint == "":
 		return f, usageError{"--config or --endpoint is required\n" + probeUsage}
@@ -76,7 +77,13 @@ func probeCommand(ctx context.Context, args, env []string, stdout, stderr io.Wri
 		if err != nil {
 			return err
 		}
-		b.Bucket, b.Writers, b.Rounds, b.Timeout = opts.Bucket, opts.Writers, opts.Rounds, opts.Timeout
+		if opts.Bucket != "" {
+			b.Bucket = opts.Bucket
+		}
+		if b.Bucket == "" {
+			return usageError{"--bucket is required (the backend has no probe_bucket)\n" + probeUsage}
+		}
+		b.Writers, b.Rounds, b.Timeout = opts.Writers, opts.Rounds, opts.Timeout
 		opts = b
 	}
 	started := time.Now()
@@ -89,4 +96,32 @@ func probeCommand(ctx context.Context, args, env []string, stdout, stderr io.Wri
 	}
 	fmt.Fprintf(stdout, "probed %s bucket %s in %s\n\n", opts.Endpoint, opts.Bucket, time.Since(started).Round(time.Millisecond))
 	return probe.WriteTable(stdout, rep)
+}
+
+// printStartupProbes probes, as serve will at start-up, every backend whose
+// conditional setting asks for it, and prints the verdicts as YAML comments
+// after the config check-config printed.
+func printStartupProbes(ctx context.Context, cfg *config.Config, stdout io.Writer) error {
+	for _, b := range append([]config.Backend{cfg.Backend}, cfg.Backends...) {
+		if !b.Probes() {
+			continue
+		}
+		opts, err := app.ProbeOptions(ctx, cfg, b.Name)
+		if err != nil {
+			return err
+		}
+		rep, err := probe.Run(ctx, opts)
+		if err != nil {
+			return err
+		}
+		var table strings.Builder
+		if err := probe.WriteTable(&table, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\n# backend %s (conditional: %s), probed in bucket %s:\n", b.Name, b.Conditional, b.ProbeBucket)
+		for _, line := range strings.Split(strings.TrimRight(table.String(), "\n"), "\n") {
+			fmt.Fprintln(stdout, strings.TrimRight("# "+line, " "))
+		}
+	}
+	return nil
 }

@@ -36,6 +36,7 @@ func ProbeOptions(ctx context.Context, cfg *config.Config, name string) (probe.O
 		Region:      b.Region,
 		PathStyle:   b.Addressing != config.AddressingVirtual,
 		Credentials: creds,
+		Bucket:      b.ProbeBucket,
 		NewHTTPClient: func() *http.Client {
 			return &http.Client{Transport: backendTransport(b.Pool), CheckRedirect: noRedirects}
 		},

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/s3cond/s3cond/internal/testservers"
 )
 
 func runProbe(t *testing.T, opts Options) Report {
@@ -33,7 +34,7 @@ func wantVerdicts(t *testing.T, rep Report, want map[string]Verdict) {
 }
 
 func TestProbeFindsHeadThenPutStoreRacy(t *testing.T) {
-	rep := runProbe(t, startFake(t, newHeadThenPutStore))
+	rep := runProbe(t, startFake(t, testservers.NewHeadThenPutStore))
 	wantVerdicts(t, rep, map[string]Verdict{
 		PutIfNoneMatch:      Racy,
 		PutIfMatch:          Racy,
@@ -48,7 +49,7 @@ func TestProbeFindsHeadThenPutStoreRacy(t *testing.T) {
 }
 
 func TestProbeFindsPutOnlyStorePartial(t *testing.T) {
-	rep := runProbe(t, startFake(t, func(inner http.Handler) http.Handler { return &putOnlyStore{inner: inner} }))
+	rep := runProbe(t, startFake(t, testservers.NewPutOnlyStore))
 	wantVerdicts(t, rep, map[string]Verdict{
 		PutIfNoneMatch: Native,
 		PutIfMatch:     Native,
@@ -60,7 +61,7 @@ func TestProbeFindsPutOnlyStorePartial(t *testing.T) {
 }
 
 func TestProbeFindsIgnoringStoreIgnored(t *testing.T) {
-	rep := runProbe(t, startFake(t, ignoringStore))
+	rep := runProbe(t, startFake(t, testservers.IgnoringStore))
 	want := map[string]Verdict{}
 	for _, name := range AllCapabilities {
 		want[name] = Ignored
@@ -72,7 +73,7 @@ func TestProbeFindsIgnoringStoreIgnored(t *testing.T) {
 }
 
 func TestProbeLeavesNothingUnderItsPrefix(t *testing.T) {
-	opts := startFake(t, ignoringStore)
+	opts := startFake(t, testservers.IgnoringStore)
 	opts.Prefix = "scratch/"
 	runProbe(t, opts)
 	s := newStore(opts.withDefaults())
@@ -89,7 +90,7 @@ func TestProbeLeavesNothingUnderItsPrefix(t *testing.T) {
 }
 
 func TestProbeJSONShape(t *testing.T) {
-	rep := runProbe(t, startFake(t, ignoringStore))
+	rep := runProbe(t, startFake(t, testservers.IgnoringStore))
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, rep); err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestProbeJSONShape(t *testing.T) {
 }
 
 func TestProbeFindsRefusingStoreRefused(t *testing.T) {
-	rep := runProbe(t, startFake(t, refusingStore))
+	rep := runProbe(t, startFake(t, testservers.RefusingStore))
 	for _, name := range []string{PutIfNoneMatch, PutIfMatch, CopyIfMatch, CompleteIfNoneMatch, DeleteIfMatch, ReadConditions, CopySourceCondition} {
 		if got := rep.Capabilities[name]; got.Verdict != Refused {
 			t.Errorf("%s: %s (%s), want refused", name, got.Verdict, got.Detail)

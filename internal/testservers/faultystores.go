@@ -1,4 +1,4 @@
-package probe
+package testservers
 
 import (
 	"context"
@@ -14,7 +14,8 @@ import (
 	"github.com/s3cond/s3cond/precondition"
 )
 
-const fakeBucket = "probe-bucket"
+// FaultyStoreBucket is the bucket every faulty store serves.
+const FaultyStoreBucket = "probe-bucket"
 
 // conditionHeaders are every request header by which a client asks S3 for
 // a condition.
@@ -31,22 +32,24 @@ func stripConditions(r *http.Request) {
 	}
 }
 
-// startFake serves gofakes3 (the embedded store's engine) behind wrap and
-// returns probe options for it.
-func startFake(t *testing.T, wrap func(inner http.Handler) http.Handler) Options {
+// StartFaultyStore serves gofakes3 (the embedded store's engine, in
+// memory, with FaultyStoreBucket) behind fault on a loopback httptest
+// server, stops it when the test ends and returns its endpoint. The store
+// checks no signatures.
+func StartFaultyStore(t testing.TB, fault func(inner http.Handler) http.Handler) string {
 	t.Helper()
 	be := s3mem.New()
-	if err := be.CreateBucket(fakeBucket); err != nil {
+	if err := be.CreateBucket(FaultyStoreBucket); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(wrap(gofakes3.New(be).Server()))
+	srv := httptest.NewServer(fault(gofakes3.New(be).Server()))
 	t.Cleanup(srv.Close)
-	return Options{Endpoint: srv.URL, AccessKeyID: "k", SecretKey: "s", PathStyle: true, Bucket: fakeBucket, Writers: 4, Rounds: 3}
+	return srv.URL
 }
 
-// ignoringStore stands for s3rver (and Oracle, as reported): every
+// IgnoringStore stands for s3rver (and Oracle, as reported): every
 // condition header is accepted and dropped, and the operation happens.
-func ignoringStore(inner http.Handler) http.Handler {
+func IgnoringStore(inner http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		stripConditions(r)
 		inner.ServeHTTP(w, r)
@@ -96,7 +99,7 @@ type headThenPutStore struct {
 	gates map[string]chan struct{}
 }
 
-func newHeadThenPutStore(inner http.Handler) http.Handler {
+func NewHeadThenPutStore(inner http.Handler) http.Handler {
 	return &headThenPutStore{inner: inner, gates: map[string]chan struct{}{}}
 }
 
@@ -138,9 +141,11 @@ func (s *headThenPutStore) pairUp(ctx context.Context, key string) {
 	s.mu.Unlock()
 }
 
-// putOnlyStore stands for MinIO before it honoured If-Match on DeleteObject:
+// NewPutOnlyStore stands for MinIO before it honoured If-Match on DeleteObject:
 // conditions on PutObject are checked and applied atomically (under a lock),
 // DeleteObject drops them.
+func NewPutOnlyStore(inner http.Handler) http.Handler { return &putOnlyStore{inner: inner} }
+
 type putOnlyStore struct {
 	inner http.Handler
 	mu    sync.Mutex
@@ -168,9 +173,9 @@ func (s *putOnlyStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inner.ServeHTTP(w, r)
 }
 
-// refusingStore stands for Backblaze B2: any request with a condition header
+// RefusingStore stands for Backblaze B2: any request with a condition header
 // is answered 501 NotImplemented.
-func refusingStore(inner http.Handler) http.Handler {
+func RefusingStore(inner http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for _, h := range conditionHeaders {
 			if r.Header.Get(h) != "" {
