@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -33,6 +34,11 @@ func probeCLI(t *testing.T, endpoint string, cred Credentials) probe.Report {
 
 func wantProbeVerdicts(t *testing.T, rep probe.Report, recommendation string, want map[string]probe.Verdict) {
 	t.Helper()
+	var table strings.Builder
+	if err := probe.WriteTable(&table, rep); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + table.String())
 	if len(want) != len(probe.AllCapabilities) {
 		t.Fatalf("the test names %d capabilities, the probe reports %d", len(want), len(probe.AllCapabilities))
 	}
