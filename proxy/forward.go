@@ -101,6 +101,12 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		p.fail(c, hb.Err())
 		return forwardResult{}
 	}
+	if status, answered := p.enforceReadConditions(c, resp); answered {
+		if status == http.StatusPreconditionFailed {
+			return forwardResult{} // s3cond's own error, as for every p.fail
+		}
+		return forwardResult{status: status, header: resp.Header}
+	}
 	if rewritesBackendBody(c, resp.StatusCode) {
 		p.relayRewritten(c, resp)
 		return forwardResult{status: resp.StatusCode, header: resp.Header}
