@@ -98,3 +98,53 @@ func TestReadConditionsHoldOnS3rver(t *testing.T) {
 		t.Errorf("GET If-Match current with If-Unmodified-Since in the past: %d, want 200 as S3", status)
 	}
 }
+
+// TestCopySourceConditionsHoldOnS3rver: s3rver copies whatever the
+// x-amz-copy-source-if-* headers say (the control); through s3cond a copy
+// whose source condition fails is 412 and writes nothing.
+func TestCopySourceConditionsHoldOnS3rver(t *testing.T) {
+	e := NewEnv(t, WithBackend(BackendS3rver))
+	e.RequireProxy(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	through, direct := e.Client(t, e.RW), e.BackendClient()
+	bucket := "copy-conditions"
+	CreateBucket(t, through, bucket)
+	src := "source"
+	first, err := through.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &src, Body: strings.NewReader("version 1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := through.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &src, Body: strings.NewReader("version 2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyTo := func(c *s3.Client, dst string, edit func(*s3.CopyObjectInput)) int {
+		in := &s3.CopyObjectInput{Bucket: &bucket, Key: &dst, CopySource: aws.String(bucket + "/" + src)}
+		edit(in)
+		_, err := c.CopyObject(ctx, in)
+		return readStatus(t, err)
+	}
+	exists := func(key string) bool {
+		_, err := direct.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key})
+		return err == nil
+	}
+	stale := func(in *s3.CopyObjectInput) { in.CopySourceIfMatch = first.ETag }
+	if status := copyTo(direct, "control", stale); status != 200 || !exists("control") {
+		t.Fatalf("control: straight on s3rver a stale copy-source-if-match got %d; the store no longer ignores it, this test proves nothing", status)
+	}
+	if status := copyTo(through, "stale", stale); status != 412 || exists("stale") {
+		t.Errorf("copy with a stale x-amz-copy-source-if-match through s3cond: %d (destination written: %v), want 412 and nothing written", status, exists("stale"))
+	}
+	if status := copyTo(through, "none-match", func(in *s3.CopyObjectInput) { in.CopySourceIfNoneMatch = second.ETag }); status != 412 {
+		t.Errorf("copy with x-amz-copy-source-if-none-match of the current ETag: %d, want 412", status)
+	}
+	if status := copyTo(through, "unmodified", func(in *s3.CopyObjectInput) {
+		in.CopySourceIfUnmodifiedSince = aws.Time(time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC))
+	}); status != 412 {
+		t.Errorf("copy with x-amz-copy-source-if-unmodified-since in the past: %d, want 412", status)
+	}
+	if status := copyTo(through, "current", func(in *s3.CopyObjectInput) { in.CopySourceIfMatch = second.ETag }); status != 200 || !exists("current") {
+		t.Errorf("copy with the current x-amz-copy-source-if-match: %d, want 200 and the copy", status)
+	}
+}
