@@ -33,7 +33,6 @@ func (p *Proxy) enforceReadConditions(c *call, resp *http.Response) (status int,
 				h.Set(name, v)
 			}
 		}
-		//lint:ignore SA1008 S3 spells it in lower case; the map key is its wire spelling on purpose.
 		h[requestIDHeader] = []string{c.id}
 		c.w.WriteHeader(http.StatusNotModified)
 		return http.StatusNotModified, true

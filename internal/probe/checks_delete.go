@@ -58,13 +58,13 @@ func deleteEntry(etagFor func(string) string) func(ctx context.Context, s *store
 		if !present {
 			return outcome{status: 204}, nil
 		}
-		for _, e := range out.Errors {
-			if aws.ToString(e.Code) == "PreconditionFailed" {
-				return outcome{status: 412, code: "PreconditionFailed"}, nil
-			}
-			return outcome{status: 400, code: aws.ToString(e.Code)}, nil
+		if len(out.Errors) == 0 {
+			return outcome{status: 200, code: "reported deleted, still there"}, nil
 		}
-		return outcome{status: 200, code: "reported deleted, still there"}, nil
+		if code := aws.ToString(out.Errors[0].Code); code != "PreconditionFailed" {
+			return outcome{status: 400, code: code}, nil
+		}
+		return outcome{status: 412, code: "PreconditionFailed"}, nil
 	}
 }
 
