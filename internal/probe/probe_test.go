@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/s3cond/s3cond/internal/testservers"
@@ -116,6 +118,40 @@ func TestProbeFindsRefusingStoreRefused(t *testing.T) {
 	for _, name := range []string{PutIfNoneMatch, PutIfMatch, CopyIfMatch, CompleteIfNoneMatch, DeleteIfMatch, ReadConditions, CopySourceCondition} {
 		if got := rep.Capabilities[name]; got.Verdict != Refused {
 			t.Errorf("%s: %s (%s), want refused", name, got.Verdict, got.Detail)
+		}
+	}
+}
+
+// countingTransport counts the race requests one connection pool carried.
+type countingTransport struct {
+	next  http.RoundTripper
+	races atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.Contains(r.URL.Path, "/race-") {
+		c.races.Add(1)
+	}
+	return c.next.RoundTrip(r)
+}
+
+// Racing writers use two connection pools, so a store that serialises per
+// connection cannot pass a race by accident.
+func TestProbeRacesOnTwoConnectionPools(t *testing.T) {
+	opts := startFake(t, testservers.NewPutOnlyStore)
+	var pools []*countingTransport
+	opts.NewHTTPClient = func() *http.Client {
+		pool := &countingTransport{next: http.DefaultTransport.(*http.Transport).Clone()}
+		pools = append(pools, pool)
+		return &http.Client{Transport: pool}
+	}
+	runProbe(t, opts)
+	if len(pools) != 2 {
+		t.Fatalf("%d connection pools, want 2", len(pools))
+	}
+	for i, pool := range pools {
+		if pool.races.Load() == 0 {
+			t.Errorf("pool %d carried no racing request", i)
 		}
 	}
 }
