@@ -153,6 +153,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		defer cancelClean()
 		s.cleanup(cleanCtx)
+		s.close()
 	}()
 	rep := Report{Capabilities: map[string]Result{}}
 	for _, c := range checks() {

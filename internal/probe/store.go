@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -20,6 +21,7 @@ import (
 // connection does not pass a race by accident.
 type store struct {
 	clients [2]*s3.Client
+	pools   [2]*http.Client
 	bucket  string
 	prefix  string
 	writers int
@@ -34,12 +36,13 @@ func newStore(o Options) *store {
 		creds = credentials.NewStaticCredentialsProvider(o.AccessKeyID, o.SecretKey, "")
 	}
 	for i := range s.clients {
+		s.pools[i] = o.NewHTTPClient()
 		s.clients[i] = s3.New(s3.Options{
 			Region:       o.Region,
 			BaseEndpoint: aws.String(o.Endpoint),
 			UsePathStyle: o.PathStyle,
 			Credentials:  creds,
-			HTTPClient:   o.NewHTTPClient(),
+			HTTPClient:   s.pools[i],
 			// One attempt: a retried 412 or a retried racing write would blur
 			// what the store answered.
 			RetryMaxAttempts: 1,
@@ -221,6 +224,13 @@ func (s *store) complete(ctx context.Context, c *s3.Client, in *s3.CompleteMulti
 		return answered(0, nil, err)
 	}
 	return answered(200, out.ETag, nil)
+}
+
+// close drops the pools' idle connections: the probe is done with the store.
+func (s *store) close() {
+	for _, p := range s.pools {
+		p.CloseIdleConnections()
+	}
 }
 
 // cleanup removes everything under the scratch prefix, and the multipart
