@@ -148,3 +148,22 @@ func TestProbeEmbeddedStore(t *testing.T) {
 		probe.CopySourceCondition: probe.Ignored,
 	})
 }
+
+// TestProbeRcloneServeS3: rclone v1.76's `serve s3` over a local directory
+// honours every condition but CopyObject's destination ones.
+func TestProbeRcloneServeS3(t *testing.T) {
+	cred := Credentials{"rcloneaccesskey", "rclonesecretkey123"} // short keys are refused (403 InvalidAccessKeyId)
+	endpoint := testservers.StartRcloneS3(t, cred.AccessKey, cred.Secret, probeBucket)
+	wantProbeVerdicts(t, probeCLI(t, endpoint, cred), probe.RecommendLease, map[string]probe.Verdict{
+		probe.PutIfNoneMatch:      probe.Native,
+		probe.PutIfMatch:          probe.Native,
+		probe.CopyIfNoneMatch:     probe.Ignored,
+		probe.CopyIfMatch:         probe.Ignored,
+		probe.CompleteIfNoneMatch: probe.Native,
+		probe.CompleteIfMatch:     probe.Native,
+		probe.DeleteIfMatch:       probe.Native,
+		probe.DeleteObjectsETag:   probe.Native,
+		probe.ReadConditions:      probe.Native,
+		probe.CopySourceCondition: probe.Native,
+	})
+}
