@@ -19,9 +19,9 @@ const probeUsage = `usage:
                [--json] [--writers N] [--rounds R] [--timeout D]`
 
 type probeFlags struct {
-	config, backend     string
-	opts                probe.Options
-	virtualHosted, json bool
+	config, backend string
+	opts            probe.Options
+	json            bool
 }
 
 func parseProbeFlags(args []string, stderr io.Writer) (probeFlags, error) {
