@@ -111,6 +111,12 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 			return forwardResult{}
 		}
 	}
+	if status, answered := p.enforceReadConditions(c, resp); answered {
+		if status == http.StatusPreconditionFailed {
+			return forwardResult{} // s3cond's own error, as for every p.fail
+		}
+		return forwardResult{status: status, header: resp.Header}
+	}
 	p.relayAnswer(c, resp, hb)
 	return forwardResult{status: resp.StatusCode, header: resp.Header}
 }

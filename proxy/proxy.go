@@ -217,6 +217,10 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.fail(c, err)
 		return
 	}
+	if err := p.checkCopySourceConditions(c); err != nil {
+		p.fail(c, err)
+		return
+	}
 	switch c.op {
 	case PutObject, CopyObject, CompleteMultipartUpload, DeleteObject:
 		if handled := p.serveConditional(c); handled {

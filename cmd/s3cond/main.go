@@ -4,6 +4,7 @@
 //	s3cond [serve] [--config FILE] [--listen ADDR]   serve the S3 API (embedded defaults without --config)
 //	s3cond table create --config FILE                  create the DynamoDB lease table (idempotent); with etcd, check the cluster
 //	s3cond check-config --config FILE                  validate and print the effective config, secrets masked
+//	s3cond probe --bucket B --config FILE | --endpoint URL ...   measure which conditions the store honours
 //	s3cond version
 //
 // main → serve → app.Build (internal/app) wires proxy.New; a request's
@@ -57,7 +58,9 @@ func run(ctx context.Context, args, env []string, stdout, stderr io.Writer) erro
 		}
 		return tableCreate(ctx, args[1:], env, stdout, stderr)
 	case "check-config":
-		return checkConfig(args, env, stdout)
+		return checkConfig(ctx, args, env, stdout)
+	case "probe":
+		return probeCommand(ctx, args, env, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "s3cond", version)
 		return nil
@@ -72,6 +75,7 @@ const usage = `usage:
   s3cond [serve] [--config FILE] [--listen ADDR]   serve the S3 API (embedded development defaults without --config)
   s3cond table create --config FILE                  create the DynamoDB lease table (idempotent); with etcd, check the cluster
   s3cond check-config --config FILE                  validate and print the effective config, secrets masked
+  s3cond probe --bucket B (--config FILE [--backend NAME] | --endpoint URL ...)   measure which conditions the store honours
   s3cond version
 `
 

@@ -172,7 +172,7 @@ func tableCreate(ctx context.Context, args, env []string, stdout, stderr io.Writ
 	return nil
 }
 
-func checkConfig(args, env []string, stdout io.Writer) error {
+func checkConfig(ctx context.Context, args, env []string, stdout io.Writer) error {
 	f, err := parseFlags("check-config", args, os.Stderr)
 	if err != nil {
 		return err
@@ -185,6 +185,8 @@ func checkConfig(args, env []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = stdout.Write(out)
-	return err
+	if _, err := stdout.Write(out); err != nil {
+		return err
+	}
+	return printStartupProbes(ctx, cfg, stdout)
 }

@@ -61,7 +61,9 @@ type App struct {
 	// Embedded is the embedded development store, nil with a real backend.
 	// It has no listener: Embedded.HTTPClient reaches it from this process.
 	Embedded *embedded.Server
-	closers  []func(context.Context) error
+	// conditional exposes the start-up probes' verdicts (conditional.go).
+	conditional *conditionalMetrics
+	closers     []func(context.Context) error
 }
 
 // Close stops the embedded store and closes the lease store, in reverse order of opening.
@@ -173,6 +175,10 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if key == "backend" {
 		a.BackendEndpoint = endpoint
 	}
+	native, err := a.conditionalMode(ctx, b, key, creds, log)
+	if err != nil {
+		return nil, nil, err
+	}
 	// The probe shares the connection pool but not the metrics: health
 	// checks are not client traffic.
 	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, b.Region), CheckRedirect: noRedirects}
@@ -187,7 +193,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		},
 		ForwardChecksums:        b.Checksums == config.ChecksumsForward,
 		ForwardPayloadHash:      b.PayloadHash == config.PayloadHashForward,
-		NativeConditional:       b.Conditional == config.ConditionalNative,
+		NativeConditional:       native,
 		FramedConditionalBodies: b.ConditionalBodyFraming == config.BodyFramingAWSChunked,
 		KeyPolicy:               keyPolicy,
 		Identity:                backendIdentity(ctx, creds, log),

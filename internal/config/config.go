@@ -43,6 +43,9 @@ const (
 
 	ConditionalLease  = "lease"
 	ConditionalNative = "native"
+	// ConditionalAuto probes the store at start-up: native when every
+	// conditional write is, lease otherwise.
+	ConditionalAuto = "auto"
 
 	KeyPolicyStrict    = "strict"
 	KeyPolicyNormalize = "normalize"
@@ -133,12 +136,23 @@ type Backend struct {
 	// the store: "aws-chunked" finishes the stream only once the write may
 	// land, so an abort needs no TCP reset to reach the store.
 	ConditionalBodyFraming string `yaml:"conditional_body_framing"`
+	// ProbeBucket is the backend bucket the start-up probe writes its
+	// scratch prefix in (conditional auto, and native unless NativeUnverified).
+	ProbeBucket string `yaml:"probe_bucket"`
+	// NativeUnverified trusts conditional: native without probing the store.
+	// Dangerous: a store that ignores or races conditions then loses writes.
+	NativeUnverified bool `yaml:"native_unverified"`
 	// KeyPolicy says which object keys may reach the store: strict,
 	// normalize or opaque (proxy.KeyPolicy).
 	KeyPolicy string `yaml:"key_policy"`
 	// Buckets maps a client bucket name to the backend bucket name.
 	Buckets map[string]string `yaml:"buckets"`
 	Pool    Pool              `yaml:"pool"`
+}
+
+// Probes reports whether s3cond probes this backend at start-up.
+func (b Backend) Probes() bool {
+	return b.Conditional == ConditionalAuto || b.Conditional == ConditionalNative && !b.NativeUnverified
 }
 
 // Pool tunes the HTTP connections to the backend.

@@ -217,6 +217,7 @@ backends:
     endpoint: https://s3.eu-west-1.amazonaws.com
     region: eu-west-1
     conditional: native
+    probe_bucket: prod-ledger
     buckets:
       ledger: prod-ledger
 `))

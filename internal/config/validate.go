@@ -186,7 +186,7 @@ func validateOneBackend(b Backend, prefix string) error {
 		if b.Addressing == AddressingVirtual {
 			return keyError(prefix+".addressing", "the embedded backend supports only path")
 		}
-		if b.Conditional == ConditionalNative {
+		if b.Conditional == ConditionalNative || b.Conditional == ConditionalAuto {
 			return keyError(prefix+".conditional", "the embedded backend needs lease: it ignores conditions on CopyObject and CompleteMultipartUpload")
 		}
 		if b.ConditionalBodyFraming == BodyFramingAWSChunked {
@@ -219,7 +219,7 @@ func validateOneBackend(b Backend, prefix string) error {
 	if err := oneOf(prefix+".conditional_body_framing", b.ConditionalBodyFraming, BodyFramingNone, BodyFramingAWSChunked); err != nil {
 		return err
 	}
-	if err := oneOf(prefix+".conditional", b.Conditional, ConditionalLease, ConditionalNative); err != nil {
+	if err := validateConditional(b, prefix); err != nil {
 		return err
 	}
 	if err := oneOf(prefix+".key_policy", b.KeyPolicy, KeyPolicyStrict, KeyPolicyNormalize, KeyPolicyOpaque); err != nil {
@@ -500,6 +500,21 @@ func validateKeyFormat(d DynamoDB) error {
 		}
 	default:
 		return keyError("lease.dynamodb.key_format", "must be %s or %s, not %q", KeyFormatBucketKey, KeyFormatArrowRS, d.KeyFormat)
+	}
+	return nil
+}
+
+// validateConditional checks backend.conditional and what it needs: a
+// probe bucket whenever the store is probed at start-up.
+func validateConditional(b Backend, prefix string) error {
+	if err := oneOf(prefix+".conditional", b.Conditional, ConditionalLease, ConditionalNative, ConditionalAuto); err != nil {
+		return err
+	}
+	if b.NativeUnverified && b.Conditional != ConditionalNative {
+		return keyError(prefix+".native_unverified", "is set, but %s.conditional is %s, not native", prefix, b.Conditional)
+	}
+	if b.Probes() && !IsBucketName(b.ProbeBucket) {
+		return keyError(prefix+".probe_bucket", "must name a backend bucket the start-up probe may write a scratch prefix in (conditional %s probes the store; %q is not a bucket name)", b.Conditional, b.ProbeBucket)
 	}
 	return nil
 }
