@@ -27,6 +27,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/frontconn"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -189,6 +190,12 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c := newCall(w, r)
 	// Until it is classified, a request is one s3cond refuses.
 	c.info.set(func(i *requestInfo) { i.op = Refused })
+	if frontconn.Refused(r.Context()) {
+		// Accepted past the connection cap: told to slow down, and closed.
+		w.Header().Set("Connection", "close")
+		p.fail(c, s3err.Newf(s3err.SlowDown, "Please reduce your request rate: too many connections are open."))
+		return
+	}
 	if err := checkHeaderSection(r); err != nil {
 		p.fail(c, err) // S3 looks at nothing else of such a request
 		return
