@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/frontconn"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -68,6 +69,11 @@ type Proxy struct {
 	detachedWriteLimit time.Duration
 	// anonymousRead reports whether unsigned clients may read a bucket.
 	anonymousRead func(bucket string) bool
+	// postFormTimeout bounds the whole form phase of POST Object.
+	postFormTimeout time.Duration
+	// unauthenticated caps the requests in flight not yet verified
+	// (unauthenticated.go).
+	unauthenticated unauthenticatedSlots
 }
 
 // Options configure a Proxy.
@@ -106,6 +112,14 @@ type Options struct {
 	// bucket (GetObject, HeadObject, ListObjects[V2]; config's anonymous
 	// grant). Default: no bucket, so every unsigned request is 403.
 	AnonymousRead func(bucket string) bool
+	// PostFormTimeout bounds, in total, the reading of a POST Object form's
+	// fields (before anything is authenticated); default
+	// DefaultPostFormTimeout.
+	PostFormTimeout time.Duration
+	// MaxUnauthenticated caps the requests in flight that have not yet
+	// passed signature or policy verification; past it, 503 SlowDown.
+	// Default DefaultMaxUnauthenticated.
+	MaxUnauthenticated int
 }
 
 // New builds the proxy and its middleware chain.
@@ -132,6 +146,8 @@ func New(o Options) *Proxy {
 	}
 	p.bodyIdleTimeout = orDefault(o.BodyIdleTimeout, DefaultBodyIdleTimeout)
 	p.writeIdleTimeout = orDefault(o.WriteIdleTimeout, DefaultWriteIdleTimeout)
+	p.postFormTimeout = orDefault(o.PostFormTimeout, DefaultPostFormTimeout)
+	p.unauthenticated = newUnauthenticatedSlots(o.MaxUnauthenticated)
 	// Every method and path is serveS3's to classify (or refuse, in S3's
 	// words), so there is nothing to route: the middleware chain alone. A
 	// chi.Mux with a catch-all route cost four allocations per request (its
@@ -167,12 +183,21 @@ type call struct {
 	// copySource is the parsed X-Amz-Copy-Source of a CopyObject or
 	// UploadPartCopy (nil otherwise); the backend's header is built from it.
 	copySource *copySource
+	// unauthenticated: the call holds one of the slots of requests not yet
+	// verified (unauthenticated.go).
+	unauthenticated bool
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c := newCall(w, r)
 	// Until it is classified, a request is one s3cond refuses.
 	c.info.set(func(i *requestInfo) { i.op = Refused })
+	if frontconn.Refused(r.Context()) {
+		// Accepted past the connection cap: told to slow down, and closed.
+		w.Header().Set("Connection", "close")
+		p.fail(c, s3err.Newf(s3err.SlowDown, "Please reduce your request rate: too many connections are open."))
+		return
+	}
 	if err := checkHeaderSection(r); err != nil {
 		p.fail(c, err) // S3 looks at nothing else of such a request
 		return
@@ -181,6 +206,10 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.fail(c, err) // a target a store could read another way: nothing more is read
 		return
 	}
+	if !p.enterUnauthenticated(c) {
+		return
+	}
+	defer p.leaveUnauthenticated(c)
 	// S3's order: authentication first, then what the request addresses.
 	// A request route refuses is still answered only after its signature
 	// (neither step reaches the backend), so a SigV2 presigned URL gets
@@ -201,6 +230,7 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	unlimited := r.Body
 	p.limitBodyIdle(c)
 	auth, err := p.auth.Verify(r)
+	p.leaveUnauthenticated(c)
 	// The verifying body reads through the idle timeout; what reads r.Body
 	// itself from here on (drainUnreadBody) sets deadlines of its own.
 	r.Body = unlimited

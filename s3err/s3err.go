@@ -57,6 +57,7 @@ const (
 	RequestTimeTooSkewed              Code = "RequestTimeTooSkewed"
 	ServiceUnavailable                Code = "ServiceUnavailable"
 	SignatureDoesNotMatch             Code = "SignatureDoesNotMatch"
+	SlowDown                          Code = "SlowDown"
 	UnexpectedContent                 Code = "UnexpectedContent"
 	XAmzContentSHA256Mismatch         Code = "XAmzContentSHA256Mismatch"
 )
@@ -109,6 +110,7 @@ var table = map[Code]entry{
 	RequestTimeout:                    {http.StatusBadRequest, "Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed."},
 	RequestTimeTooSkewed:              {http.StatusForbidden, "The difference between the request time and the current time is too large."},
 	ServiceUnavailable:                {http.StatusServiceUnavailable, "Reduce your request rate."},
+	SlowDown:                          {http.StatusServiceUnavailable, "Please reduce your request rate."},
 	SignatureDoesNotMatch:             {http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
 	UnexpectedContent:                 {http.StatusBadRequest, "This request does not support content."},
 	XAmzContentSHA256Mismatch:         {http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
@@ -211,7 +213,7 @@ func Write(w http.ResponseWriter, r *http.Request, err error, requestID string) 
 	h := w.Header()
 	h.Set("Content-Type", "application/xml")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	if e.Code == ServiceUnavailable || e.Code == ConditionalRequestConflict {
+	if e.Code == ServiceUnavailable || e.Code == SlowDown || e.Code == ConditionalRequestConflict {
 		h.Set("Retry-After", "1")
 	}
 	w.WriteHeader(e.Status())

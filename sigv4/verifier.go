@@ -363,8 +363,9 @@ func requireSignedHost(fields authFields) *s3err.Error {
 // cover, as S3 does: forwarded unsigned, anyone on the path could add
 // metadata, an ACL, or a copy source that turns a PUT into a copy. Exempt
 // are headers that cannot widen what the request does: the payload hash
-// (the canonical request's last line carries its value), checksums (they
-// only add checks), the SDK's user agent, and a session token (s3cond's keys
+// (the canonical request's last line carries its value), checksum values
+// x-amz-checksum-<algorithm> (they only add checks; the settings beside
+// them, such as x-amz-checksum-algorithm, are not exempt), the SDK's user agent, and a session token (s3cond's keys
 // have none, and it is never forwarded).
 func requireSignedAmzHeaders(h http.Header, fields authFields) *s3err.Error {
 	var unsigned []string
@@ -391,7 +392,12 @@ func unsignedAmzHeaderAllowed(name string) bool {
 		strings.EqualFold(name, "x-amz-sdk-checksum-algorithm"), strings.EqualFold(name, "x-amz-security-token"):
 		return true
 	case hasPrefixFold(name, "x-amz-checksum-"):
-		return true
+		// Only a value of a known algorithm is a check. The other
+		// x-amz-checksum-* headers are settings that change what the store
+		// does (x-amz-checksum-algorithm and -type choose a multipart
+		// upload's checksum, -mode what a read returns): they must be signed.
+		_, isValue := checksumByHeader(name)
+		return isValue
 	}
 	return false
 }

@@ -61,7 +61,7 @@ func serve(ctx context.Context, args, env []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("server.listen: %w", err)
 	}
-	opts := app.ServeOptions{Listener: ln, ShutdownGrace: cfg.Server.ShutdownGrace, Log: log}
+	opts := app.ServeOptions{Listener: ln, ShutdownGrace: cfg.Server.ShutdownGrace, MaxConnections: cfg.Server.MaxConnections, Log: log}
 	// SIGHUP reloads the certificate. Caught even without TLS: its default
 	// action would end the process, a surprise for whoever sent it to reload.
 	hangups := make(chan os.Signal, 1)

@@ -127,6 +127,8 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		BodyIdleTimeout:    cfg.Server.BodyIdleTimeout,
 		WriteIdleTimeout:   cfg.Server.ResponseWriteIdleTimeout,
 		AnonymousRead:      keyring.AnonymousAllowed,
+		PostFormTimeout:    cfg.Server.PostFormTimeout,
+		MaxUnauthenticated: cfg.Server.MaxUnauthenticatedRequests,
 	})
 	a.Handler = prx
 	// Closers run last-added first: lease releases still running in the

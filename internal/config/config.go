@@ -99,7 +99,16 @@ type Server struct {
 	// ResponseWriteIdleTimeout is how long a write of a response may make
 	// no progress (a client that stopped reading) before the connection is cut.
 	ResponseWriteIdleTimeout time.Duration `yaml:"response_write_idle_timeout"`
-	TLS                      TLS           `yaml:"tls"`
+	// MaxConnections caps the open client connections; past it a new one
+	// is answered 503 SlowDown and closed (internal/frontconn).
+	MaxConnections int `yaml:"max_connections"`
+	// MaxUnauthenticatedRequests caps the requests in flight that have not
+	// yet passed signature or POST-policy verification; past it, 503 SlowDown.
+	MaxUnauthenticatedRequests int `yaml:"max_unauthenticated_requests"`
+	// PostFormTimeout bounds, in total, the reading of a POST Object form's
+	// fields, which happens before anything is authenticated.
+	PostFormTimeout time.Duration `yaml:"post_form_timeout"`
+	TLS             TLS           `yaml:"tls"`
 }
 
 // TLS serves the S3 API over HTTPS when both files are set. The pair is read
@@ -265,8 +274,11 @@ func Default() *Config {
 			MaxSkew:       15 * time.Minute,
 			ShutdownGrace: 30 * time.Second,
 			// S3's own: about 20 s without a byte of the body.
-			BodyIdleTimeout:          20 * time.Second,
-			ResponseWriteIdleTimeout: 60 * time.Second,
+			BodyIdleTimeout:            20 * time.Second,
+			ResponseWriteIdleTimeout:   60 * time.Second,
+			MaxConnections:             4096,
+			MaxUnauthenticatedRequests: 256,
+			PostFormTimeout:            30 * time.Second,
 		},
 		DataDir: "./s3cond-data",
 		Backend: Backend{

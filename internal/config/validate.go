@@ -68,6 +68,15 @@ func (c *Config) validateServer() error {
 	if s.ResponseWriteIdleTimeout <= 0 {
 		return keyError("server.response_write_idle_timeout", "must be > 0: a client that stops reading would hold its sockets forever")
 	}
+	if s.MaxConnections <= 0 {
+		return keyError("server.max_connections", "must be > 0: without a cap, idle connections exhaust memory and file descriptors")
+	}
+	if s.MaxUnauthenticatedRequests <= 0 {
+		return keyError("server.max_unauthenticated_requests", "must be > 0: without a cap, anonymous requests exhaust memory")
+	}
+	if s.PostFormTimeout <= 0 {
+		return keyError("server.post_form_timeout", "must be > 0: an anonymous form that trickles in would hold its connection forever")
+	}
 	// Half a pair would silently serve plain HTTP where HTTPS was meant.
 	if s.TLS.CertFile == "" && s.TLS.KeyFile != "" {
 		return keyError("server.tls.cert_file", "must be set when server.tls.key_file is")
