@@ -239,11 +239,10 @@ func (b *BoltTable) Sweep(ctx context.Context, now time.Time) (deleted int, err 
 		bucket := tx.Bucket(leaseBucket)
 		var doomed [][]byte
 		err := bucket.ForEach(func(k, v []byte) error {
-			var row boltRow
-			if err := json.Unmarshal(v, &row); err != nil {
-				return fmt.Errorf("decode lease row: %w", err)
-			}
-			if row.TTL != 0 && time.Unix(row.TTL, 0).Before(now) {
+			// An unreadable row has no TTL and stays: it is taken over,
+			// and so rewritten, by the next lease on its key.
+			row, _ := decodeBoltRow("", "", v)
+			if expired(row, now) {
 				// Keys are only valid inside the transaction; deleting
 				// while iterating would skip rows.
 				doomed = append(doomed, append([]byte(nil), k...))
@@ -296,20 +295,9 @@ func decodeBoltRow(path, etag string, v []byte) (*Record, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var row boltRow
-	if err := json.Unmarshal(v, &row); err != nil {
-		return nil, fmt.Errorf("decode lease row %q %q: %w", path, etag, err)
-	}
-	r := &Record{
-		Path:       path,
-		ETag:       etag,
-		Generation: row.Generation,
-		Timeout:    time.Duration(row.TimeoutMS) * time.Millisecond,
-		Owner:      row.Owner,
-		Released:   row.Released,
-	}
-	if row.TTL != 0 {
-		r.TTL = time.Unix(row.TTL, 0)
-	}
+	r := &Record{Path: path, ETag: etag}
+	var problems rowProblems
+	decodeJSONRow(v, r, true, &problems)
+	r.Unreadable = problems.String()
 	return r, nil
 }

@@ -240,7 +240,14 @@ func (c *Committer) sawRow(k localKey, row *Record, stale *heldLease) time.Time 
 		c.seen.forget(k)
 		return time.Now()
 	}
-	first := c.seen.firstSeen(k, row, time.Now(), c.opts.staleAfter(row.Timeout))
+	now := time.Now()
+	first := c.seen.firstSeen(k, row, now, c.opts.staleAfter(row.Timeout))
+	if row.Unreadable != "" && first.Equal(now) {
+		// Once per sighting of the row's version, not once per poll.
+		c.log.Warn().Str("path", k.path).Str("etag", k.etag).Str("problem", row.Unreadable).
+			Dur("held_for", c.opts.staleAfter(row.Timeout)).
+			Msg("lease row is unreadable; it counts as held, and is taken over once that wait has passed")
+	}
 	if stale != nil && row.Generation == stale.generation && row.Owner == stale.owner && stale.acquired.Before(first) {
 		c.seen.backdate(k, row, stale.acquired)
 		first = stale.acquired

@@ -104,5 +104,5 @@ func (o Options) staleAfter(rowTimeout time.Duration) time.Duration {
 		// than as instantly stale.
 		rowTimeout = o.Timeout
 	}
-	return time.Duration(float64(rowTimeout) * o.MaxClockSkewRate)
+	return scaleDuration(rowTimeout, o.MaxClockSkewRate)
 }
