@@ -98,3 +98,30 @@ func TestCorruptLeaseFileIsRefusedClearly(t *testing.T) {
 	}
 	runS3condExpectingRefusal(t, e, dataDir, "the lease file is corrupt")
 }
+
+// The embedded lease file deleted while s3cond was stopped: the restarted
+// s3cond does not take the fresh file for a clean start (the leases held in
+// the old one are gone with it) and answers conditional writes 503 until
+// timeout × skew has passed; other requests are served meanwhile.
+func TestLeaseFileDeletedWhileStoppedIsWaitedOut(t *testing.T) {
+	e := NewEnv(t)
+	e.RequireProxy(t)
+	CreateBucket(t, e.Client(t, e.RW), "leasefile")
+	dataDir := filepath.Join(t.TempDir(), "data")
+	p := embeddedLeaseProxy(t, e, dataDir)
+	p.Process.Kill()
+	if err := os.Remove(filepath.Join(dataDir, "leases.db")); err != nil {
+		t.Fatal(err)
+	}
+	p.Restart(t)
+	conditional := Do(t, p.Endpoint, e.RW, RawRequest{Method: http.MethodPut, Path: "/leasefile/after",
+		Header: http.Header{"If-None-Match": {"*"}}, Body: []byte("after")})
+	if conditional.Status != http.StatusServiceUnavailable {
+		t.Fatalf("conditional PUT after the restart: %d %s, want 503 while the lost leases may still be live",
+			conditional.Status, conditional.shortBody())
+	}
+	plain := Do(t, p.Endpoint, e.RW, RawRequest{Method: http.MethodPut, Path: "/leasefile/plain", Body: []byte("plain")})
+	if plain.Status != http.StatusOK {
+		t.Fatalf("plain PUT after the restart: %d %s", plain.Status, plain.shortBody())
+	}
+}
