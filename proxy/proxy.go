@@ -295,6 +295,9 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 	if err := checkACLContent(c); err != nil {
 		return err
 	}
+	if err := requireLength(c); err != nil {
+		return err
+	}
 	if length := c.auth.Body.Length(); (c.op == PutObject || c.op == UploadPart) && length > maxSinglePut {
 		return s3err.New(s3err.EntityTooLarge).With("ProposedSize", strconv.FormatInt(length, 10)).
 			With("MaxSizeAllowed", strconv.FormatInt(maxSinglePut, 10))

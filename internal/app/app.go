@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -276,15 +275,16 @@ func backendIdentity(ctx context.Context, creds aws.CredentialsProvider, log zer
 // buildLeases opens the lease store and returns the committer on it and the
 // store's readiness probe.
 func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Metrics, log zerolog.Logger) (*dynamolease.Committer, func(context.Context) error, error) {
-	host, _ := os.Hostname()
 	opts := dynamolease.Options{
 		Timeout:          cfg.Lease.Timeout,
 		MaxClockSkewRate: cfg.Lease.MaxClockSkewRate,
 		PollInterval:     cfg.Lease.PollInterval,
 		TTL:              cfg.Lease.TTL,
 		WaitBudget:       cfg.Lease.WaitBudget,
-		Owner:            host + ":" + strconv.Itoa(os.Getpid()),
-		Observer:         m,
+		// host:pid for people reading the table; the committer adds the
+		// random token that makes it this process's alone.
+		Owner:    dynamolease.DefaultOwner(),
+		Observer: m,
 	}
 	var table dynamolease.Table
 	switch cfg.Lease.Store {

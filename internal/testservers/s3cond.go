@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,8 @@ type S3cond struct {
 	Process    *Process
 	bin        string
 	env        []string
+	// wrap, when set, is a command line s3cond runs under (namespace.go).
+	wrap []string
 }
 
 // s3condBuild builds the binary once per test binary: every test that starts
@@ -88,6 +91,11 @@ func moduleRoot() (string, error) {
 // it as S3COND_SERVER_LISTEN.
 func StartS3cond(t testing.TB, configYAML string, env ...string) *S3cond {
 	t.Helper()
+	return startS3condUnder(t, nil, configYAML, env...)
+}
+
+func startS3condUnder(t testing.TB, wrap []string, configYAML string, env ...string) *S3cond {
+	t.Helper()
 	// Several processes run side by side: each takes a free admin port
 	// (the default 127.0.0.1:9001 would let only one start). The caller's
 	// env comes after, so a test may still choose one.
@@ -106,7 +114,7 @@ func StartS3cond(t testing.TB, configYAML string, env ...string) *S3cond {
 		env = append(env, "S3COND_SERVER_LISTEN="+listen)
 	}
 	s := &S3cond{Addr: listen, Endpoint: "http://" + listen, ConfigPath: configPath, Dir: dir,
-		bin: BuildS3cond(t), env: env}
+		bin: BuildS3cond(t), env: env, wrap: wrap}
 	s.Process = s.start(t)
 	return s
 }
@@ -128,7 +136,11 @@ func (s *S3cond) start(t testing.TB) *Process {
 	if s.ConfigPath != "" {
 		args = []string{"serve", "--config", s.ConfigPath}
 	}
-	return Start(t, Spec{Name: "s3cond", Path: s.bin, Args: args, Env: s.env, Dir: s.Dir, Addr: s.Addr,
+	path := s.bin
+	if len(s.wrap) > 0 {
+		path, args = s.wrap[0], append(append(slices.Clone(s.wrap[1:]), s.bin), args...)
+	}
+	return Start(t, Spec{Name: "s3cond", Path: path, Args: args, Env: s.env, Dir: s.Dir, Addr: s.Addr,
 		Wait: 20 * time.Second})
 }
 
