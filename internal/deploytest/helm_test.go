@@ -281,4 +281,3 @@ func mountedAt(c corev1.Container, dir string) bool {
 	}
 	return false
 }
-
