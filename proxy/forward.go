@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -152,7 +151,9 @@ func (p *Proxy) copyResponseBody(c *call, body io.Reader) {
 	if err == nil {
 		return
 	}
-	if !errors.Is(err, c.r.Context().Err()) {
+	if clientGoneDuringCopy(c.r.Context()) {
+		c.info.set(func(i *requestInfo) { i.bodyCutByClient = true })
+	} else {
 		p.log.Warn().Str("request_id", c.id).Str("backend", c.backend.Name).Err(err).
 			Msg("response body copy ended early; aborting the client's response")
 	}

@@ -58,6 +58,8 @@ type requestInfo struct {
 	// leased marks a write taking a lease without condition headers
 	// (strict mode); see markLeased.
 	leased bool
+	// bodyCutByClient marks a response body the client hung up on.
+	bodyCutByClient bool
 	// body is the request body with its idle timeout (limitBodyIdle),
 	// kept here so that it costs no allocation of its own.
 	body idleBody
@@ -222,10 +224,11 @@ func (p *Proxy) logRequest(r *http.Request, rec *statusRecorder, start time.Time
 	info := infoFrom(r.Context())
 	info.mu.Lock()
 	defer info.mu.Unlock()
-	outcome := conditionalOutcome(info.op, r.Header, info.leased, rec.status)
+	status := reportedStatus(r.Context(), info, rec.status)
+	outcome := conditionalOutcome(info.op, r.Header, info.leased, status)
 	p.observer.ObserveRequest(RequestRecord{
 		Operation:          info.op.String(),
-		Status:             rec.status,
+		Status:             status,
 		Duration:           duration,
 		BytesIn:            info.bytesIn,
 		BytesOut:           rec.bytes,
@@ -233,7 +236,7 @@ func (p *Proxy) logRequest(r *http.Request, rec *statusRecorder, start time.Time
 		SignatureFailure:   signatureFailure(info.err, info.accessKeyID != ""),
 	})
 	ev := p.log.Info()
-	if rec.status >= 500 {
+	if status >= 500 {
 		ev = p.log.Warn()
 	}
 	ev = ev.Str("request_id", requestID(r.Context())).
@@ -242,7 +245,7 @@ func (p *Proxy) logRequest(r *http.Request, rec *statusRecorder, start time.Time
 		Str("bucket", info.bucket).
 		Str("key", info.key).
 		Str("access_key_id", info.accessKeyID).
-		Int("status", rec.status).
+		Int("status", status).
 		Int64("bytes_out", rec.bytes).
 		Int64("bytes_in", info.bytesIn).
 		Dur("duration_ms", duration)
@@ -252,8 +255,13 @@ func (p *Proxy) logRequest(r *http.Request, rec *statusRecorder, start time.Time
 	if outcome != "" {
 		ev = ev.Str("conditional", outcome)
 	}
+	if status == StatusClientClosedRequest && info.bodyCutByClient {
+		ev = ev.Int("status_sent", rec.status) // the head went out before the hang-up
+	}
 	if info.err != nil {
-		ev = ev.Str("error_code", string(info.err.Code))
+		if status != StatusClientClosedRequest { // the client was gone: no error reached it
+			ev = ev.Str("error_code", string(info.err.Code))
+		}
 		if info.err.Cause != nil {
 			ev = ev.AnErr("cause", info.err.Cause)
 		}

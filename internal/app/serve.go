@@ -49,9 +49,10 @@ type ServeOptions struct {
 // the App. Serve returns an error only when a listener fails.
 func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 	// Request contexts derive from requestsCtx, so cancelling it after the
-	// grace reaches every handler still running.
-	requestsCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelRequests()
+	// grace reaches every handler still running; its cause tells them
+	// from requests whose clients hung up (proxy.StatusClientClosedRequest).
+	requestsCtx, cancelRequests := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelRequests(proxy.ErrShuttingDown)
 	var inFlight atomic.Int64
 	srv := &http.Server{
 		Handler:           countInFlight(a.Handler, &inFlight),
@@ -112,7 +113,7 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	o.Log.Warn().Int64("in_flight", inFlight.Load()).
 		Msg("grace period over: cancelling the requests still in flight")
-	cancelRequests()
+	cancelRequests(proxy.ErrShuttingDown)
 	_ = srv.Close() // unblocks handlers waiting on a client's body
 	if !waitIdle(&inFlight, drainTimeout) {
 		o.Log.Error().Int64("in_flight", inFlight.Load()).
