@@ -71,6 +71,9 @@ type ClusterOptions struct {
 	// Direct starts no s3cond: the clients talk to the store itself with
 	// its own key (the control that shows what the store alone does).
 	Direct bool
+	// BuildTags, when set, runs an s3cond built with these tags (the
+	// negative controls' deliberately unsafe protocols).
+	BuildTags string
 }
 
 // Cluster is a store (versitygw or s3rver), optionally a delay proxy and a
@@ -92,6 +95,7 @@ type Cluster struct {
 	Bucket   string
 
 	env []string
+	bin string // the s3cond binary; "" for the module's own build
 }
 
 // NewCluster starts everything and creates the bucket.
@@ -125,6 +129,9 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 		c.Config.Lease.PollInterval, c.Config.Lease.WaitBudget = "", ""
 	}
 	c.env = append(c.env, opts.Env...)
+	if opts.BuildTags != "" {
+		c.bin = testservers.BuildS3condTagged(t, opts.BuildTags)
+	}
 	if opts.Serialize != "" {
 		// Through the environment: the e2e harness's Config has no field for
 		// lease.serialize, and every key has an S3COND_* override.
@@ -178,6 +185,9 @@ func (c *Cluster) startProxy(t testing.TB, monotonicOffset time.Duration) *tests
 	// Each process needs its own admin listener (its default is a fixed
 	// port); the e2e harness's Config has no admin section.
 	env := append(slices.Clone(c.env), "S3COND_ADMIN_LISTEN="+testservers.FreeAddr(t))
+	if monotonicOffset == 0 && c.bin != "" {
+		return testservers.StartS3condBinary(t, c.bin, text, env...)
+	}
 	if monotonicOffset == 0 {
 		return testservers.StartS3cond(t, text, env...)
 	}
