@@ -14,11 +14,14 @@ const rowTTLRounding = time.Second
 // The argument (docs/correctness.md, "A created row needs no re-check"): a
 // leased write of the version this row names that landed after the state
 // read held the row while it ran, and wrote the row (acquire, renewal or
-// release) at most a lease timeout before it ended. Every such write keeps
-// the row for TTL, which exceeds that timeout plus this window, each
+// release) at most a lease timeout before it ended, its final bytes
+// arriving within a further timeout × skew (assumption 4). Every row write
+// keeps the row for TTL, which must exceed those two plus this window, each
 // stretched by the skew rate, so the row would still have been there and
 // the create would have failed. A longer window (a streaming upload that
 // took long before it sought the lease) re-checks, as does every takeover.
+// Rows written with a longer timeout than Options.Timeout would need that
+// timeout here.
 func (c *Committer) recheckNeedless(a *attempt, l *Lease) bool {
 	if unsafeTrustStateRead {
 		return true
@@ -30,5 +33,5 @@ func (c *Committer) recheckNeedless(a *attempt, l *Lease) bool {
 	if l.createdBy.Sub(a.readAt) > window {
 		return false
 	}
-	return c.opts.TTL > c.opts.staleAfter(c.opts.Timeout)+c.opts.staleAfter(window)+rowTTLRounding
+	return c.opts.TTL > 2*c.opts.staleAfter(c.opts.Timeout)+c.opts.staleAfter(window)+rowTTLRounding
 }

@@ -61,7 +61,7 @@ func TestCreatedRowSkipsTheRecheck(t *testing.T) {
 // re-checks every created row.
 func TestShortTTLKeepsTheRecheck(t *testing.T) {
 	opts := fastOptions()
-	opts.TTL = opts.Timeout * 3 // > timeout × skew, < 2 × timeout × skew + rounding
+	opts.TTL = opts.Timeout * 3 // > timeout × skew, as configuration demands, < 3 × timeout × skew + rounding
 	_, p1, _ := twoProcesses(opts)
 	checks := 0
 	if _, err := p1.AcquireAfterRead(testContext(t, time.Second), "b/k", "*", time.Now(), func(context.Context) error { checks++; return nil }); err != nil {
