@@ -51,6 +51,9 @@ type ClusterOptions struct {
 	Etcd *testservers.EtcdCluster
 	// DelayBackend routes s3cond's backend traffic through a DelayProxy.
 	DelayBackend bool
+	// DelayLeaseStore, with DynamoDB, routes s3cond's lease table traffic
+	// through a DelayProxy of its own (LeaseDelay).
+	DelayLeaseStore bool
 	// Serialize is lease.serialize ("" keeps the default, conditional-only).
 	Serialize string
 	// LeaseTimeout overrides lease.timeout (default LeaseTimeout). A lease
@@ -85,6 +88,10 @@ type Cluster struct {
 	Store   e2e.Store
 	Backend *testservers.VersityGW
 	Delay   *testservers.DelayProxy  // nil unless DelayBackend
+	// LeaseDelay is the DelayProxy before moto; nil unless DelayLeaseStore.
+	LeaseDelay *testservers.DelayProxy
+	// AdminAddrs[i] is proxy i's admin listener (its /metrics).
+	AdminAddrs []string
 	Moto    *Moto                    // nil unless DynamoDB
 	Etcd    *testservers.EtcdCluster // nil unless ClusterOptions.Etcd
 	Proxies []*testservers.S3cond
@@ -146,8 +153,13 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 		if table == "" {
 			table = tableName
 		}
+		leaseEndpoint := c.Moto.Endpoint
+		if opts.DelayLeaseStore {
+			c.LeaseDelay = testservers.StartDelayProxy(t, strings.TrimPrefix(c.Moto.Endpoint, "http://"))
+			leaseEndpoint = c.LeaseDelay.Endpoint()
+		}
 		c.Config.Lease.Store = "dynamodb"
-		c.Config.Lease.DynamoDB = e2e.DynamoDBConfig{Table: table, Region: e2e.Region, Endpoint: c.Moto.Endpoint,
+		c.Config.Lease.DynamoDB = e2e.DynamoDBConfig{Table: table, Region: e2e.Region, Endpoint: leaseEndpoint,
 			Credentials: e2e.CredentialsConfig{Source: "static", AccessKeyID: "testing", SecretAccessKey: "testing"}}
 		c.CreateLeaseTable(t)
 	}
@@ -184,7 +196,9 @@ func (c *Cluster) startProxy(t testing.TB, monotonicOffset time.Duration) *tests
 	}
 	// Each process needs its own admin listener (its default is a fixed
 	// port); the e2e harness's Config has no admin section.
-	env := append(slices.Clone(c.env), "S3COND_ADMIN_LISTEN="+testservers.FreeAddr(t))
+	admin := testservers.FreeAddr(t)
+	c.AdminAddrs = append(c.AdminAddrs, admin)
+	env := append(slices.Clone(c.env), "S3COND_ADMIN_LISTEN="+admin)
 	if monotonicOffset == 0 && c.bin != "" {
 		return testservers.StartS3condBinary(t, c.bin, text, env...)
 	}
