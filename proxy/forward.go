@@ -36,6 +36,9 @@ type forwardSpec struct {
 // re-framed as an unsigned aws-chunked stream with that trailer, so the
 // backend can store the checksum: its value is known only at the end.
 func (p *Proxy) clientBody(c *call) forwardSpec {
+	if c.completeBody != nil {
+		return completeBodySpec(c.completeBody)
+	}
 	body := c.auth.Body
 	spec := forwardSpec{body: body, length: body.Length()}
 	if c.backend.ForwardPayloadHash {
@@ -180,11 +183,17 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: outboundHeader(c.r.Header, c.backend.ForwardChecksums, spec.stripConditions),
 	}).WithContext(ctx)
-	for name, values := range spec.header {
+	// The checked headers go on as s3cond parsed them, never as sent (a
+	// date S3 would ignore not at all); what s3cond sets itself for a body
+	// it wrote (spec.header) comes last.
+	for name, values := range c.checkedHeader {
+		if len(values) == 0 {
+			delete(req.Header, name)
+			continue
+		}
 		req.Header[name] = values
 	}
-	// The checked headers go on as s3cond parsed them, never as sent.
-	for name, values := range c.checkedHeader {
+	for name, values := range spec.header {
 		req.Header[name] = values
 	}
 	req.Header.Del("X-Amz-Copy-Source")
