@@ -85,7 +85,7 @@ func TestSecuritySettingHeadersAreChecked(t *testing.T) {
 		header, value, code string
 	}{
 		{"X-Amz-Tagging", "k=..%5C..%5Csecret", "InvalidTag"},
-		{"X-Amz-Tagging", "k=1&k=2", "InvalidTag"},
+		{"X-Amz-Tagging", "k=1&k=2", "InvalidArgument"},
 		{"X-Amz-Tagging", "a&b&c&d&e&f&g&h&i&j&k", "BadRequest"},
 		{"X-Amz-Website-Redirect-Location", "../../secret/s.txt", "InvalidArgument"},
 		{"X-Amz-Storage-Class", "../x", "InvalidStorageClass"},

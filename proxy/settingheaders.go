@@ -128,12 +128,12 @@ func parseTagging(v string) (string, *s3err.Error) {
 		key, errKey := queryUnescape(rawKey)
 		value, errValue := queryUnescape(rawValue)
 		switch {
-		case errKey != nil || key == "" || !tagText(key) || utf8.RuneCountInString(key) > maxTagKeyRunes:
+		case errKey != nil || errValue != nil || seen[key]:
+			return "", s3err.Newf(s3err.InvalidArgument, "The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates.")
+		case key == "" || !tagText(key) || utf8.RuneCountInString(key) > maxTagKeyRunes:
 			return "", s3err.Newf(s3err.InvalidTag, "The TagKey you have provided is invalid")
-		case errValue != nil || !tagText(value) || utf8.RuneCountInString(value) > maxTagValueRune:
+		case !tagText(value) || utf8.RuneCountInString(value) > maxTagValueRune:
 			return "", s3err.Newf(s3err.InvalidTag, "The TagValue you have provided is invalid")
-		case seen[key]:
-			return "", s3err.Newf(s3err.InvalidTag, "Cannot provide multiple Tags with the same key")
 		}
 		seen[key] = true
 		if out.Len() > 0 {
