@@ -187,6 +187,9 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 	// date S3 would ignore not at all); what s3cond sets itself for a body
 	// it wrote (spec.header) comes last.
 	for name, values := range c.checkedHeader {
+		if spec.stripConditions && writeConditionHeaders[name] {
+			continue // s3cond enforces them itself
+		}
 		if len(values) == 0 {
 			delete(req.Header, name)
 			continue
