@@ -9,7 +9,8 @@ import (
 )
 
 // The value allow-list for the request headers a store reads as numbers or
-// ranges; x-amz-copy-source has its own parser (copysource.go). Go's server
+// ranges, and (settingheaders.go) those that change what it does;
+// x-amz-copy-source has its own parser (copysource.go). Go's server
 // has already refused control bytes in any header value. Each checked
 // header is sent on rebuilt from its parsed value (outboundRequest), never
 // as the client's bytes.

@@ -125,8 +125,8 @@ func parseTagging(v string) (string, *s3err.Error) {
 	var out strings.Builder
 	for _, pair := range pairs {
 		rawKey, rawValue, _ := strings.Cut(pair, "=")
-		key, errKey := queryUnescape(rawKey)
-		value, errValue := queryUnescape(rawValue)
+		key, errKey := url.QueryUnescape(rawKey)
+		value, errValue := url.QueryUnescape(rawValue)
 		switch {
 		case errKey != nil || errValue != nil || seen[key]:
 			return "", s3err.Newf(s3err.InvalidArgument, "The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates.")
@@ -143,8 +143,6 @@ func parseTagging(v string) (string, *s3err.Error) {
 	}
 	return out.String(), nil
 }
-
-func queryUnescape(s string) (string, error) { return url.QueryUnescape(s) }
 
 func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
