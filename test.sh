@@ -41,6 +41,9 @@ echo "== docker-compose files (validated; no Docker engine runs here)"
 docker-compose -f docker-compose.yml config -q
 docker-compose -f docker-compose.etcd.yml config -q
 
+echo "== deployment artifacts (promtool, helm lint, cross-builds, nfpm .deb installed and run, systemd-analyze)"
+scripts/check-deploy.sh
+
 echo "== unit tests (-race)"
 go test -race -count=1 $(go list ./... | grep -v '/e2e')
 

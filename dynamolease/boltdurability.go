@@ -72,6 +72,11 @@ func trustLeaseFile(path, bootID string) (trusted bool, why string, err error) {
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return false, fmt.Sprintf("its state file %s is unreadable (%v)", stateFilePath(path), err), nil
 	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		// Deleted since a process used it: the leases it held are gone
+		// with it, whether or not that process closed it.
+		return false, fmt.Sprintf("it is missing, although its state file %s shows it was in use", stateFilePath(path)), nil
+	}
 	switch {
 	case st.Synced:
 		return true, "", nil

@@ -36,6 +36,7 @@ func crash(t *testing.T, tbl *BoltTable) {
 	if err := tbl.db.Close(); err != nil {
 		t.Fatal(err)
 	}
+	_ = tbl.lock.Close()        // a dead process's locks go with it
 	tbl.closeOnce.Do(func() {}) // the cleanup's Close must not mark it synced
 }
 

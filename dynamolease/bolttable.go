@@ -30,7 +30,8 @@ type BoltTable struct {
 	// writableAt: lease writes are refused before it, when the file was
 	// discarded after a machine restart. Zero when they never were.
 	writableAt time.Time
-	discarded  string // why the file was discarded, for the log
+	discarded  string   // why the file was discarded, for the log
+	lock       *os.File // holds the lease file's lock (boltguard.go)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -70,7 +71,17 @@ func OpenBolt(path string, opts BoltOptions) (*BoltTable, error) {
 	if readBoot == nil {
 		readBoot = readBootID
 	}
-	t := &BoltTable{path: path}
+	lock, err := lockLeaseDir(path)
+	if err != nil {
+		return nil, err
+	}
+	t := &BoltTable{path: path, lock: lock}
+	opened := false
+	defer func() {
+		if !opened {
+			_ = lock.Close()
+		}
+	}()
 	if bootID, err := readBoot(); err == nil {
 		if err := t.distrustAfterRestart(bootID, opts.Lease); err != nil {
 			return nil, err
@@ -85,7 +96,7 @@ func OpenBolt(path string, opts BoltOptions) (*BoltTable, error) {
 	// is one of the three or four pages a small commit writes (BenchmarkHotKey
 	// bolt: 917 -> 1060 ops/s). bbolt rebuilds the list when it opens the
 	// file, which is small: lease rows only.
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltOpenTimeout, NoFreelistSync: true, NoSync: t.unsynced})
+	db, err := openBoltChecked(path, &bolt.Options{Timeout: boltOpenTimeout, NoFreelistSync: true, NoSync: t.unsynced})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("open lease file %s: another process holds it (only one s3cond may use an embedded lease file; use DynamoDB for several): %w", path, err)
 	}
@@ -101,6 +112,7 @@ func OpenBolt(path string, opts BoltOptions) (*BoltTable, error) {
 	}
 	t.db = db
 	t.commits = startGroupCommitter(db, lazyCommitDelay)
+	opened = true
 	return t, nil
 }
 
@@ -155,7 +167,7 @@ func (b *BoltTable) close() error {
 	if b.unsynced {
 		syncErr = b.db.Sync()
 	}
-	if err := errors.Join(syncErr, b.db.Close()); err != nil {
+	if err := errors.Join(syncErr, b.db.Close(), b.lock.Close()); err != nil {
 		return fmt.Errorf("close lease file %s: %w", b.path, err)
 	}
 	if b.unsynced {
@@ -239,11 +251,10 @@ func (b *BoltTable) Sweep(ctx context.Context, now time.Time) (deleted int, err 
 		bucket := tx.Bucket(leaseBucket)
 		var doomed [][]byte
 		err := bucket.ForEach(func(k, v []byte) error {
-			var row boltRow
-			if err := json.Unmarshal(v, &row); err != nil {
-				return fmt.Errorf("decode lease row: %w", err)
-			}
-			if row.TTL != 0 && time.Unix(row.TTL, 0).Before(now) {
+			// An unreadable row has no TTL and stays: it is taken over,
+			// and so rewritten, by the next lease on its key.
+			row, _ := decodeBoltRow("", "", v)
+			if expired(row, now) {
 				// Keys are only valid inside the transaction; deleting
 				// while iterating would skip rows.
 				doomed = append(doomed, append([]byte(nil), k...))
@@ -296,20 +307,9 @@ func decodeBoltRow(path, etag string, v []byte) (*Record, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var row boltRow
-	if err := json.Unmarshal(v, &row); err != nil {
-		return nil, fmt.Errorf("decode lease row %q %q: %w", path, etag, err)
-	}
-	r := &Record{
-		Path:       path,
-		ETag:       etag,
-		Generation: row.Generation,
-		Timeout:    time.Duration(row.TimeoutMS) * time.Millisecond,
-		Owner:      row.Owner,
-		Released:   row.Released,
-	}
-	if row.TTL != 0 {
-		r.TTL = time.Unix(row.TTL, 0)
-	}
+	r := &Record{Path: path, ETag: etag}
+	var problems rowProblems
+	decodeJSONRow(v, r, true, &problems)
+	r.Unreadable = problems.String()
 	return r, nil
 }

@@ -15,12 +15,16 @@ import (
 // concurrent use; use one per process and table, so that its local queue
 // sees every contender of the process.
 type Committer struct {
-	table    Table
-	opts     Options
-	log      zerolog.Logger
-	local    *localQueue
-	seen     *sightings    // when this process first saw each row it waits for
-	attempts atomic.Uint64 // makes each Acquire's owner attribute unique
+	table Table
+	opts  Options
+	log   zerolog.Logger
+	local *localQueue
+	seen  *sightings // when this process first saw each row it waits for
+	// ownerPrefix is Options.Owner and this Committer's random token
+	// (processToken): the owner of every row it writes starts with it, and
+	// no other process's does, even one with the same hostname and PID.
+	ownerPrefix string
+	attempts    atomic.Uint64 // makes each Acquire's owner attribute unique
 	// abandoned settles rows that a failed create or takeover may have left.
 	abandoned *abandonedRows
 }
@@ -28,6 +32,7 @@ type Committer struct {
 // NewCommitter returns a Committer on t; zero fields of opts take defaults.
 func NewCommitter(t Table, opts Options, log zerolog.Logger) *Committer {
 	c := &Committer{table: t, opts: opts.withDefaults(), log: log, local: newLocalQueue(), seen: newSightings(maxSightings)}
+	c.ownerPrefix = c.opts.Owner + "#" + processToken()
 	c.abandoned = newAbandonedRows(c)
 	return c
 }
@@ -38,7 +43,7 @@ func (c *Committer) Options() Options { return c.opts }
 // attempt is one Acquire call.
 type attempt struct {
 	key       localKey
-	owner     string // Options.Owner plus a per-attempt suffix, so a row we wrote is recognisable
+	owner     string // ownerPrefix plus a per-attempt suffix, so a row we wrote is recognisable
 	budgetEnd time.Time
 	check     func(context.Context) error
 	state     *keyState
@@ -79,7 +84,7 @@ func (c *Committer) AcquireAfterRead(ctx context.Context, path, etag string, rea
 func (c *Committer) acquire(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context) error) (*Lease, error) {
 	a := &attempt{
 		key:       localKey{path, etag},
-		owner:     c.opts.Owner + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
+		owner:     c.ownerPrefix + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
 		budgetEnd: time.Now().Add(c.opts.WaitBudget),
 		check:     check,
 		readAt:    readAt,
@@ -248,7 +253,14 @@ func (c *Committer) sawRow(k localKey, row *Record, stale *heldLease) time.Time 
 		c.seen.forget(k)
 		return time.Now()
 	}
-	first := c.seen.firstSeen(k, row, time.Now(), c.opts.staleAfter(row.Timeout))
+	now := time.Now()
+	first := c.seen.firstSeen(k, row, now, c.opts.staleAfter(row.Timeout))
+	if row.Unreadable != "" && first.Equal(now) {
+		// Once per sighting of the row's version, not once per poll.
+		c.log.Warn().Str("path", k.path).Str("etag", k.etag).Str("problem", row.Unreadable).
+			Dur("held_for", c.opts.staleAfter(row.Timeout)).
+			Msg("lease row is unreadable; it counts as held, and is taken over once that wait has passed")
+	}
 	if stale != nil && row.Generation == stale.generation && row.Owner == stale.owner && stale.acquired.Before(first) {
 		c.seen.backdate(k, row, stale.acquired)
 		first = stale.acquired
@@ -319,7 +331,9 @@ func (c *Committer) get(ctx context.Context, a *attempt) (*Record, error) {
 
 // wroteIt tells whether a row reported by a failed conditional write is the
 // one we tried to write: an SDK retry of a write whose first attempt landed
-// fails its condition against our own row.
+// fails its condition against our own row. The owner carries this
+// Committer's random token, so a row another process wrote never matches,
+// however alike the two processes' hostnames, PIDs and attempt counts.
 func wroteIt(current *Record, attempted Record) bool {
 	return current != nil && current.Owner == attempted.Owner && current.Generation == attempted.Generation &&
 		current.Released == attempted.Released

@@ -72,18 +72,23 @@ func NewDynamoTable(client DynamoAPI, tableName string, opts ...DynamoOption) *D
 // (ReturnValuesOnConditionCheckFailure=ALL_OLD), or reads it with a
 // consistent GetItem when the server sent none (dynalite).
 func (t *DynamoTable) Create(ctx context.Context, r Record) (*Record, error) {
-	return t.put(ctx, r, "attribute_not_exists(#pk)", nil)
+	return t.put(ctx, r, "attribute_not_exists(#pk)", nil, false)
 }
 
 // Replace implements Table with PutItem conditional on the generation, the
 // condition arrow-rs uses for a takeover.
 func (t *DynamoTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
+	if seen == unreadableGeneration {
+		return t.replaceUnreadable(ctx, r)
+	}
 	return t.put(ctx, r, "attribute_exists(#pk) AND #gen = :seen", map[string]types.AttributeValue{
 		":seen": number(seen),
-	})
+	}, true)
 }
 
-func (t *DynamoTable) put(ctx context.Context, r Record, condition string, values map[string]types.AttributeValue) (*Record, error) {
+// put writes r on condition; usesGeneration says whether the condition
+// names the generation attribute (#gen).
+func (t *DynamoTable) put(ctx context.Context, r Record, condition string, values map[string]types.AttributeValue, usesGeneration bool) (*Record, error) {
 	rowPath, err := t.writablePath(r.Path)
 	if err != nil {
 		return nil, err
@@ -91,7 +96,7 @@ func (t *DynamoTable) put(ctx context.Context, r Record, condition string, value
 	callCtx, cancel := context.WithTimeout(ctx, t.callTimeout)
 	defer cancel()
 	names := map[string]string{"#pk": attrPath}
-	if values != nil {
+	if usesGeneration {
 		names["#gen"] = attrGeneration
 	}
 	item := encodeItem(r)
@@ -172,7 +177,7 @@ func encodeItem(r Record) map[string]types.AttributeValue {
 }
 
 // decodeItem reads a row, including one arrow-rs wrote (no owner, no
-// released flag).
+// released flag) and one whose numbers are unreadable (rowdecode.go).
 func decodeItem(item map[string]types.AttributeValue) (*Record, error) {
 	var r Record
 	var err error
@@ -182,20 +187,29 @@ func decodeItem(item map[string]types.AttributeValue) (*Record, error) {
 	if r.ETag, err = stringAttr(item, attrETag); err != nil {
 		return nil, err
 	}
-	if r.Generation, err = uintAttr(item, attrGeneration); err != nil {
-		return nil, err
+	var problems rowProblems
+	r.Generation = unreadableGeneration
+	if v, ok := item[attrGeneration].(*types.AttributeValueMemberN); ok {
+		r.Generation = parseRowGeneration(v.Value, &problems)
+	} else {
+		problems.add("generation missing or not a number")
 	}
-	ms, err := uintAttr(item, attrTimeout)
-	if err != nil {
-		return nil, err
+	if v, ok := item[attrTimeout].(*types.AttributeValueMemberN); ok {
+		r.Timeout = parseRowTimeout(v.Value, &problems)
+	} else {
+		problems.add("timeout missing or not a number")
 	}
-	r.Timeout = time.Duration(ms) * time.Millisecond
-	if _, ok := item[attrTTL]; ok {
-		epoch, err := intAttr(item, attrTTL)
-		if err != nil {
-			return nil, err
+	if v, ok := item[attrTTL]; ok {
+		n, isNumber := v.(*types.AttributeValueMemberN)
+		epoch, err := int64(0), error(nil)
+		if isNumber {
+			epoch, err = strconv.ParseInt(n.Value, 10, 64)
 		}
-		r.TTL = time.Unix(epoch, 0)
+		if !isNumber || err != nil {
+			problems.add("ttl is not an epoch second")
+		} else {
+			r.TTL = rowTTL(epoch, &problems)
+		}
 	}
 	if v, ok := item[attrOwner].(*types.AttributeValueMemberS); ok {
 		r.Owner = v.Value
@@ -203,6 +217,7 @@ func decodeItem(item map[string]types.AttributeValue) (*Record, error) {
 	if v, ok := item[attrReleased].(*types.AttributeValueMemberBOOL); ok {
 		r.Released = v.Value
 	}
+	r.Unreadable = problems.String()
 	return &r, nil
 }
 
@@ -220,29 +235,41 @@ func stringAttr(item map[string]types.AttributeValue, name string) (string, erro
 	return v.Value, nil
 }
 
-func uintAttr(item map[string]types.AttributeValue, name string) (uint64, error) {
-	v, ok := item[name].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, fmt.Errorf("lease row: attribute %q missing or not a number", name)
-	}
-	n, err := strconv.ParseUint(v.Value, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("lease row: attribute %q: %w", name, err)
-	}
-	return n, nil
-}
-
-func intAttr(item map[string]types.AttributeValue, name string) (int64, error) {
-	v, ok := item[name].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, fmt.Errorf("lease row: attribute %q not a number", name)
-	}
-	n, err := strconv.ParseInt(v.Value, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("lease row: attribute %q: %w", name, err)
-	}
-	return n, nil
-}
-
 // Name is the DynamoDB table's name.
 func (t *DynamoTable) Name() string { return t.name }
+
+// replaceUnreadable takes over a row read with unreadableGeneration: its
+// stored generation is missing or unusable, so the write is conditional on
+// the generation attribute being exactly what a fresh read shows.
+func (t *DynamoTable) replaceUnreadable(ctx context.Context, r Record) (*Record, error) {
+	rowPath, err := t.writablePath(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	callCtx, cancel := context.WithTimeout(ctx, t.callTimeout)
+	defer cancel()
+	out, err := t.client.GetItem(callCtx, &dynamodb.GetItemInput{
+		TableName:      aws.String(t.name),
+		Key:            map[string]types.AttributeValue{attrPath: str(rowPath), attrETag: str(r.ETag)},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get lease %q %q from %s: %w", r.Path, r.ETag, t.name, err)
+	}
+	if len(out.Item) == 0 {
+		return nil, ErrConditionFailed
+	}
+	current, err := decodeItem(out.Item)
+	if err != nil {
+		return nil, err
+	}
+	current.Path = r.Path
+	if current.Generation != unreadableGeneration {
+		return current, ErrConditionFailed
+	}
+	stored, ok := out.Item[attrGeneration]
+	if !ok {
+		return t.put(ctx, r, "attribute_exists(#pk) AND attribute_not_exists(#gen)", nil, true)
+	}
+	return t.put(ctx, r, "attribute_exists(#pk) AND #gen = :seen", map[string]types.AttributeValue{":seen": stored}, true)
+}

@@ -1,6 +1,7 @@
 package dynamolease
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 )
 
 // EtcdClientOptions say how to reach the etcd cluster that holds the lease
@@ -46,8 +48,6 @@ func NewEtcdClient(o EtcdClientOptions) (*clientv3.Client, error) {
 		DialTimeout:          o.DialTimeout,
 		DialKeepAliveTime:    etcdKeepAliveTime,
 		DialKeepAliveTimeout: etcdKeepAliveTimeout,
-		Username:             o.Username,
-		Password:             o.Password,
 		// s3cond logs through zerolog, and the table's errors carry what
 		// went wrong; the client's own logger stays silent.
 		Logger: zap.NewNop(),
@@ -59,11 +59,27 @@ func NewEtcdClient(o EtcdClientOptions) (*clientv3.Client, error) {
 		}
 		cfg.TLS = tlsConfig
 	}
+	var auth *etcdTokenAuth
+	if o.Username != "" || o.Password != "" {
+		// s3cond keeps the token, not clientv3 (etcdtoken.go).
+		auth = &etcdTokenAuth{username: o.Username, password: o.Password}
+		cfg.DialOptions = append(cfg.DialOptions, grpc.WithPerRPCCredentials(auth),
+			grpc.WithChainUnaryInterceptor(auth.interceptor))
+	}
 	client, err := clientv3.New(cfg)
 	if err != nil {
-		// The error never holds the password: clientv3 reports the
-		// server's answer ("authentication failed, invalid user ID or password").
 		return nil, fmt.Errorf("connect to etcd %v: %w", o.Endpoints, err)
+	}
+	if auth != nil {
+		auth.client = client
+		ctx, cancel := context.WithTimeout(context.Background(), o.DialTimeout)
+		defer cancel()
+		// The error never holds the password: it is the server's answer
+		// ("authentication failed, invalid user ID or password").
+		if err := auth.authenticate(ctx); err != nil {
+			_ = client.Close()
+			return nil, fmt.Errorf("connect to etcd %v: %w", o.Endpoints, err)
+		}
 	}
 	return client, nil
 }

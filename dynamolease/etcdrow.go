@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"time"
 )
 
 // generationDigits is the width of the generation line that starts an etcd
@@ -52,28 +50,16 @@ func encodeEtcdRow(r Record) (string, error) {
 
 // decodeEtcdRow reads the value of the row (path, etag).
 func decodeEtcdRow(value []byte, path, etag string) (*Record, error) {
+	r := &Record{Path: path, ETag: etag, Generation: unreadableGeneration}
+	var problems rowProblems
 	line, body, ok := bytes.Cut(value, []byte("\n"))
 	if !ok || len(line) != generationDigits {
-		return nil, fmt.Errorf("lease row %q %q: value does not start with a %d-digit generation line", path, etag, generationDigits)
+		problems.add("value does not start with a %d-digit generation line", generationDigits)
+		body = value
+	} else {
+		r.Generation = parseRowGeneration(string(line), &problems)
 	}
-	generation, err := strconv.ParseUint(string(line), 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("lease row %q %q: generation: %w", path, etag, err)
-	}
-	var row etcdRow
-	if err := json.Unmarshal(body, &row); err != nil {
-		return nil, fmt.Errorf("lease row %q %q: %w", path, etag, err)
-	}
-	r := &Record{
-		Path:       path,
-		ETag:       etag,
-		Generation: generation,
-		Timeout:    time.Duration(row.TimeoutMS) * time.Millisecond,
-		Owner:      row.Owner,
-		Released:   row.Released,
-	}
-	if row.TTL != 0 {
-		r.TTL = time.Unix(row.TTL, 0)
-	}
+	decodeJSONRow(body, r, false, &problems)
+	r.Unreadable = problems.String()
 	return r, nil
 }

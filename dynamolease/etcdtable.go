@@ -84,6 +84,9 @@ func (t *EtcdTable) Create(ctx context.Context, r Record) (*Record, error) {
 // (etcd fails a value comparison on a key that does not exist).
 func (t *EtcdTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
 	key := t.Key(r.Path, r.ETag)
+	if seen == unreadableGeneration {
+		return t.replaceUnreadable(ctx, r, key)
+	}
 	low, high := generationBounds(seen)
 	return t.conditionalPut(ctx, "replace", r,
 		clientv3.Compare(clientv3.Value(key), ">", low),
@@ -171,4 +174,28 @@ func (t *EtcdTable) Get(ctx context.Context, path, etag string) (*Record, error)
 func (t *EtcdTable) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	callCtx, cancel := context.WithTimeout(ctx, t.callTimeout)
 	return clientv3.WithRequireLeader(callCtx), cancel
+}
+
+// replaceUnreadable takes over a row read with unreadableGeneration (its
+// generation line is missing or unusable): the write is conditional on the
+// key not having been written since a fresh read showed it so.
+func (t *EtcdTable) replaceUnreadable(ctx context.Context, r Record, key string) (*Record, error) {
+	callCtx, cancel := t.callContext(ctx)
+	resp, err := t.client.Get(callCtx, key)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("etcd get lease %q %q: %w", r.Path, r.ETag, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, ErrConditionFailed
+	}
+	current, err := decodeEtcdRow(resp.Kvs[0].Value, r.Path, r.ETag)
+	if err != nil {
+		return nil, err
+	}
+	if current.Generation != unreadableGeneration {
+		return current, ErrConditionFailed
+	}
+	return t.conditionalPut(ctx, "replace", r,
+		clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision))
 }

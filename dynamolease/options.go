@@ -15,7 +15,11 @@ type Options struct {
 	PollInterval     time.Duration // how often a waiter re-reads the row and re-checks; default 100 ms
 	TTL              time.Duration // how long the table keeps a row after its last write; default 1 h
 	WaitBudget       time.Duration // how long Acquire waits for another holder; default 10 s
-	Owner            string        // written to each row, for people reading the table; default host:pid:random
+	// Owner names the process on each row, for people reading the table;
+	// default host:pid. The Committer appends a random token of its own
+	// (processToken), so two processes never write one owner, whatever
+	// this says: containers share hostnames and run s3cond as PID 1.
+	Owner string
 	// Observer hears of lease events, for metrics; default: nobody.
 	Observer Observer
 }
@@ -69,17 +73,25 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// DefaultOwner names this process: host:pid:random.
+// DefaultOwner names this process for people reading the table: host:pid.
+// It is not unique (see Options.Owner): the Committer makes it so.
 func DefaultOwner() string {
 	host, err := os.Hostname()
 	if err != nil {
 		host = "unknown-host"
 	}
-	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), randomToken(4))
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
 }
 
-func randomToken(bytes int) string {
-	b := make([]byte, bytes)
+// processTokenBytes is the size of a Committer's random token: 128 bits, so
+// no two Committers that ever run draw the same one.
+const processTokenBytes = 16
+
+// processToken is a Committer's own random token, drawn once per Committer
+// (per process start): the part of every owner it writes that no other
+// process, and no earlier or later run of this one, has.
+func processToken() string {
+	b := make([]byte, processTokenBytes)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
 	return hex.EncodeToString(b)
 }
@@ -92,5 +104,5 @@ func (o Options) staleAfter(rowTimeout time.Duration) time.Duration {
 		// than as instantly stale.
 		rowTimeout = o.Timeout
 	}
-	return time.Duration(float64(rowTimeout) * o.MaxClockSkewRate)
+	return scaleDuration(rowTimeout, o.MaxClockSkewRate)
 }

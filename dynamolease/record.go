@@ -15,6 +15,10 @@ type Record struct {
 	TTL        time.Time     // when the table may remove the row; stored in whole seconds
 	Owner      string
 	Released   bool
+	// Unreadable says what was wrong with the stored row when some of it
+	// could not be read as written (rowdecode.go); empty for a sound row.
+	// Such a row reads as held, with the reader's own lease timeout.
+	Unreadable string
 }
 
 // Table is the smallest store that can carry the protocol. Implementations

@@ -10,9 +10,8 @@ import (
 // canned ACL (x-amz-acl) or grant headers (x-amz-grant-*) and also with an
 // AccessControlPolicy body. S3 answers 400 UnexpectedContent, "This
 // request does not support content." s3cond answers it itself because the
-// store would judge the body first, and through s3cond that body names the
-// client's owner ID where the store knows only s3cond's backend identity:
-// versitygw then answers InvalidArgument "Invalid id" instead.
+// store would judge the body first: versitygw answers InvalidArgument
+// "Invalid id" when the body names an owner it does not know.
 func checkACLContent(c *call) error {
 	if c.op != PutBucketAcl || c.auth.Body.Length() == 0 {
 		return nil

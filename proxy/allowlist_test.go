@@ -1,47 +1,31 @@
 package proxy
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // recordingObserver stands for internal/metrics.Metrics: it keeps every
 // request record the proxy reports.
 type recordingObserver struct {
-	mu      sync.Mutex
-	records []RequestRecord
+	records testkit.Events[RequestRecord]
 }
 
-func (o *recordingObserver) ObserveRequest(r RequestRecord) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.records = append(o.records, r)
-}
+func (o *recordingObserver) ObserveRequest(r RequestRecord) { o.records.Add(r) }
 
-// waitFor polls until a record with the operation and status arrives: the
-// proxy reports a request after its answer is written, so possibly after
-// the client has read it.
+// waitFor waits until a record with the operation and status is reported:
+// the proxy reports a request after its answer is written, so possibly
+// after the client has read it.
 func (o *recordingObserver) waitFor(t *testing.T, op string, status int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		o.mu.Lock()
-		for _, r := range o.records {
-			if r.Operation == op && r.Status == status {
-				o.mu.Unlock()
-				return
-			}
-		}
-		seen := append([]RequestRecord(nil), o.records...)
-		o.mu.Unlock()
-		if time.Now().After(deadline) {
-			t.Fatalf("no request record %s %d among %+v", op, status, seen)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	o.records.WaitFor(t, fmt.Sprintf("a request record %s %d", op, status), func(r RequestRecord) bool {
+		return r.Operation == op && r.Status == status
+	})
 }
 
 // backendRequests counts what reaches the fake backend.

@@ -35,12 +35,24 @@ type Backend struct {
 	// to the backend, which then hashes the body again. Otherwise s3cond,
 	// having verified it, sends UNSIGNED-PAYLOAD, as for streaming uploads.
 	ForwardPayloadHash bool
+	// FramedConditionalBodies sends leased PutObject bodies as aws-chunked
+	// streams with a CRC32 trailer that are finished only once the write may
+	// land (framedbody.go), so an abort does not depend on a TCP reset
+	// reaching the store. Only for stores that read such streams and refuse
+	// an unfinished one.
+	FramedConditionalBodies bool
 	// NativeConditional forwards If-Match / If-None-Match writes as they are
 	// and takes no lease: the store enforces them itself.
 	NativeConditional bool
 	// KeyPolicy says which object keys may reach this store (keypolicy.go);
 	// the zero value is KeyPolicyStrict.
 	KeyPolicy KeyPolicy
+	// Identity are the names the store gives s3cond's own principal in
+	// Owner, Initiator and Grantee elements (versitygw: the backend access
+	// key ID). Clients see their own client-facing identity in their place
+	// (clientidentity.go); the first is what that identity maps back to in
+	// an ACL a client sets. Empty: answers are not rewritten for it.
+	Identity []string
 }
 
 // BackendBucket maps a client bucket to the backend's name for it.

@@ -78,8 +78,7 @@ func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
 		p.fail(c, s3err.Newf(s3err.BadGateway, "The backend storage answered with a document s3cond could not read."))
 		return
 	case len(body) == 0:
-		copyResponseHeader(c.w.Header(), resp.Header, c.id)
-		clientLocation(c, c.w.Header())
+		clientResponseHeader(c, c.w.Header(), resp.Header)
 		c.w.WriteHeader(resp.StatusCode)
 		return
 	}
@@ -154,8 +153,7 @@ func (p *Proxy) relayUnreadable(c *call, resp *http.Response) {
 // document, as the new body, with s3cond's request ID.
 func (p *Proxy) writeDocument(c *call, resp *http.Response, status int, body []byte) {
 	h := c.w.Header()
-	copyResponseHeader(h, resp.Header, c.id)
-	clientLocation(c, h)
+	clientResponseHeader(c, h, resp.Header)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("Content-Type", "application/xml")
 	h.Del("Content-Md5") // of the backend's bytes, not these

@@ -74,7 +74,7 @@ func signedDo(t *testing.T, method, target string, body []byte) (int, http.Heade
 }
 
 // signWithTestKey signs req, whose body is body, with the test client key.
-func signWithTestKey(t *testing.T, req *http.Request, body []byte) {
+func signWithTestKey(t testing.TB, req *http.Request, body []byte) {
 	t.Helper()
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -15,9 +14,20 @@ import (
 
 // fileBackedStore wraps the backend so that it resolves a key as a posix
 // store does (versitygw's): "." and empty segments vanish, so "p//k" and
-// "p/./k" are the object "p/k". Its PUTs take a while, so two racing
-// creates are both past their fail-fast HEAD before either commits.
+// "p/./k" are the object "p/k". A PUT of an object waits until two HEADs
+// of it have been answered, so two racing creates are both past their
+// fail-fast HEAD (the object absent) before either commits, and only the
+// lease can stop the second.
 func fileBackedStore(next http.Handler) http.Handler {
+	var mu sync.Mutex
+	heads := map[string]int{}
+	bothHeaded := map[string]chan struct{}{}
+	arrived := func(object string) chan struct{} {
+		if bothHeaded[object] == nil {
+			bothHeaded[object] = make(chan struct{})
+		}
+		return bothHeaded[object]
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		segments := strings.Split(r.URL.Path, "/")
 		kept := segments[:1] // the empty segment before the leading "/"
@@ -26,9 +36,28 @@ func fileBackedStore(next http.Handler) http.Handler {
 				kept = append(kept, s)
 			}
 		}
-		r.URL.Path, r.URL.RawPath = strings.Join(kept, "/"), ""
-		if r.Method == http.MethodPut {
-			time.Sleep(30 * time.Millisecond)
+		object := strings.Join(kept, "/")
+		r.URL.Path, r.URL.RawPath = object, ""
+		isObject := len(kept) > 2 // "", the bucket, the key's segments
+		switch {
+		case !isObject:
+		case r.Method == http.MethodPut:
+			mu.Lock()
+			ready := arrived(object)
+			mu.Unlock()
+			select {
+			case <-ready:
+			case <-r.Context().Done():
+				return
+			}
+		case r.Method == http.MethodHead:
+			next.ServeHTTP(w, r) // answered before it counts
+			mu.Lock()
+			if heads[object]++; heads[object] == 2 {
+				close(arrived(object))
+			}
+			mu.Unlock()
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

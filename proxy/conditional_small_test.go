@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -18,17 +17,27 @@ import (
 // answers 412 without ever sending its PUT to the backend (a small body is
 // read whole before the lease is sought).
 func TestLosingSmallWriteOpensNoBackendUpload(t *testing.T) {
-	var puts atomic.Int32
+	var puts, headsWhileHeld atomic.Int32
 	firstPut := make(chan struct{})
+	loserWaits := make(chan struct{})
 	f := newFixtureWith(t, fixtureOptions{backendHook: func(r *http.Request) {
-		if r.Method != http.MethodPut || !strings.HasSuffix(r.URL.Path, "/cas") {
+		if !strings.HasSuffix(r.URL.Path, "/cas") {
 			return
 		}
-		if puts.Add(1) == 2 {
+		switch {
+		case r.Method == http.MethodHead && puts.Load() == 2:
+			// The loser's fail-fast HEAD (the object still matches), then
+			// the re-check it makes while it waits for the lease: once
+			// that one comes, the loser is waiting.
+			if headsWhileHeld.Add(1) == 2 {
+				close(loserWaits)
+			}
+		case r.Method == http.MethodPut && puts.Add(1) == 2:
 			// The winner's write (the first PUT made the object): hold it
-			// at the backend, lease held, while the loser arrives.
+			// at the backend, lease held, until the loser waits for the
+			// lease.
 			close(firstPut)
-			time.Sleep(300 * time.Millisecond)
+			<-loserWaits
 		}
 	}})
 	out, err := f.put(t, "cas", "v1", nil)

@@ -27,7 +27,7 @@ func TestParseCopySourceErrorsAreS3s(t *testing.T) {
 		{"bucket/", "Invalid copy source object key", ""},
 		{"/bucket/?versionId=1", "Invalid copy source object key", ""},
 	} {
-		_, _, err := parseCopySource(tc.src)
+		_, err := parseCopySource(tc.src)
 		var e *s3err.Error
 		if !errors.As(err, &e) {
 			t.Errorf("%q: %v, want an S3 error", tc.src, err)
@@ -47,9 +47,9 @@ func TestParseCopySourceReadsBucketAndKey(t *testing.T) {
 		{"b%2Dx/k%2Fl", "b-x", "k/l"},
 		{"bucket/a+b", "bucket", "a+b"},
 	} {
-		bucket, key, err := parseCopySource(tc.src)
-		if err != nil || bucket != tc.bucket || key != tc.key {
-			t.Errorf("%q: %q %q %v, want %q %q", tc.src, bucket, key, err, tc.bucket, tc.key)
+		src, err := parseCopySource(tc.src)
+		if err != nil || src.bucket != tc.bucket || src.key != tc.key {
+			t.Errorf("%q: %+v %v, want %q %q", tc.src, src, err, tc.bucket, tc.key)
 		}
 	}
 }

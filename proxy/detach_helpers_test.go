@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/backendhttp"
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -83,37 +83,17 @@ func newGuardFixture(t *testing.T, o guardOptions) *guardFixture {
 // writeEndRecorder stands for internal/metrics: it records the leased
 // writes the proxy reports.
 type writeEndRecorder struct {
-	mu   sync.Mutex
-	ends []WriteEnd
+	ends testkit.Events[WriteEnd]
 }
 
 func (r *writeEndRecorder) ObserveRequest(RequestRecord) {}
 
-func (r *writeEndRecorder) ObserveLeasedWriteEnd(e WriteEnd) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.ends = append(r.ends, e)
-}
+func (r *writeEndRecorder) ObserveLeasedWriteEnd(e WriteEnd) { r.ends.Add(e) }
 
-// waitFor polls until a reported write end satisfies match, or fails the test.
+// waitFor waits until a reported write end satisfies match, or fails the test.
 func (r *writeEndRecorder) waitFor(t *testing.T, match func(WriteEnd) bool) WriteEnd {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		r.mu.Lock()
-		for _, e := range r.ends {
-			if match(e) {
-				r.mu.Unlock()
-				return e
-			}
-		}
-		r.mu.Unlock()
-		time.Sleep(10 * time.Millisecond)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t.Fatalf("no matching leased write end reported; got %+v", r.ends)
-	return WriteEnd{}
+	return r.ends.WaitFor(t, "a matching leased write end", match)
 }
 
 // leaseRow reads the lease row of key's version etag ("*" for a create).

@@ -2,12 +2,9 @@ package proxy
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/s3cond/s3cond/internal/frontconn"
@@ -31,6 +28,12 @@ type forwardSpec struct {
 	header http.Header
 	// ctx is the backend request's context; default the client request's.
 	ctx context.Context
+	// heldThroughout, if set, must pass before a backend success (2xx) is
+	// relayed: the write's leases held until its answer (lapsedlease.go).
+	heldThroughout func() error
+	// framed sends the body as an aws-chunked stream whose final chunk
+	// waits for gate (framedbody.go), for stores that read it.
+	framed bool
 }
 
 // clientBody is the spec for sending the client's own verified body. When
@@ -38,6 +41,9 @@ type forwardSpec struct {
 // re-framed as an unsigned aws-chunked stream with that trailer, so the
 // backend can store the checksum: its value is known only at the end.
 func (p *Proxy) clientBody(c *call) forwardSpec {
+	if c.completeBody != nil {
+		return completeBodySpec(c.completeBody)
+	}
 	body := c.auth.Body
 	spec := forwardSpec{body: body, length: body.Length()}
 	if c.backend.ForwardPayloadHash {
@@ -101,28 +107,19 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		p.fail(c, hb.Err())
 		return forwardResult{}
 	}
-	if rewritesBackendBody(c, resp.StatusCode) {
-		p.relayRewritten(c, resp)
-		return forwardResult{status: resp.StatusCode, header: resp.Header}
+	if spec.heldThroughout != nil && resp.StatusCode < http.StatusMultipleChoices {
+		if err := spec.heldThroughout(); err != nil {
+			p.fail(c, err)
+			return forwardResult{}
+		}
 	}
-	if element, backendName, ok := renamedBucket(c, resp.StatusCode); ok {
-		p.relayRenamed(c, resp, element, backendName)
-		return forwardResult{status: resp.StatusCode, header: resp.Header}
+	if status, answered := p.enforceReadConditions(c, resp); answered {
+		if status == http.StatusPreconditionFailed {
+			return forwardResult{} // s3cond's own error, as for every p.fail
+		}
+		return forwardResult{status: status, header: resp.Header}
 	}
-	copyResponseHeader(c.w.Header(), resp.Header, c.id)
-	clientLocation(c, c.w.Header())
-	if hb != nil && hb.Complete() {
-		// Read to its end: closing it spares net/http's server a drain of
-		// nothing (an io.CopyN, and its allocation) as the answer starts.
-		_ = c.r.Body.Close()
-	}
-	if held := holdSmallAnswer(c, resp.ContentLength, hb); held != nil {
-		defer releaseHeld(c, held)
-	}
-	c.w.WriteHeader(resp.StatusCode)
-	if c.r.Method != http.MethodHead {
-		p.copyResponseBody(c, resp.Body)
-	}
+	p.relayAnswer(c, resp, hb)
 	return forwardResult{status: resp.StatusCode, header: resp.Header}
 }
 
@@ -157,7 +154,9 @@ func (p *Proxy) copyResponseBody(c *call, body io.Reader) {
 	if err == nil {
 		return
 	}
-	if !errors.Is(err, c.r.Context().Err()) {
+	if clientGoneDuringCopy(c.r.Context()) {
+		c.info.set(func(i *requestInfo) { i.bodyCutByClient = true })
+	} else {
 		p.log.Warn().Str("request_id", c.id).Str("backend", c.backend.Name).Err(err).
 			Msg("response body copy ended early; aborting the client's response")
 	}
@@ -165,14 +164,16 @@ func (p *Proxy) copyResponseBody(c *call, body io.Reader) {
 }
 
 // outboundRequest builds the backend request: same method, mapped bucket,
-// raw key and raw query kept byte for byte, filtered headers, the verified
+// raw key (which decodes to the checked key), the query rebuilt from the
+// checked values (paramquery.go), filtered headers with the checked ones
+// rebuilt from their parsed values, the verified
 // body behind a hold-back reader. The re-signing transport signs it last.
 func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *holdbackReader, error) {
 	ctx := spec.ctx
 	if ctx == nil {
 		ctx = c.r.Context()
 	}
-	u := c.backend.URL(c.target.Bucket, c.target.RawKey, outboundRawQuery(c.r.URL.RawQuery))
+	u := c.backend.URL(c.target.Bucket, c.target.RawKey, c.query.raw)
 	// A literal rather than http.NewRequestWithContext, which would parse a
 	// URL only to have it replaced (two allocations per request).
 	req := (&http.Request{
@@ -180,11 +181,29 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: outboundHeader(c.r.Header, c.backend.ForwardChecksums, spec.stripConditions),
 	}).WithContext(ctx)
-	for name, values := range spec.header {
+	// The checked headers go on as s3cond parsed them, never as sent (a
+	// date S3 would ignore not at all); what s3cond sets itself for a body
+	// it wrote or framed (spec.header) comes last.
+	for name, values := range c.checkedHeader {
+		if spec.stripConditions && writeConditionHeaders[name] {
+			continue // s3cond enforces them itself
+		}
+		if len(values) == 0 {
+			delete(req.Header, name)
+			continue
+		}
 		req.Header[name] = values
 	}
-	if src := req.Header.Get("X-Amz-Copy-Source"); src != "" && len(c.backend.Buckets) > 0 {
-		req.Header.Set("X-Amz-Copy-Source", mapCopySource(c.backend, src))
+	for name, values := range spec.header {
+		if values == nil {
+			delete(req.Header, name) // nil: the header must not be sent
+			continue
+		}
+		req.Header[name] = values
+	}
+	req.Header.Del("X-Amz-Copy-Source")
+	if c.copySource != nil {
+		req.Header.Set("X-Amz-Copy-Source", c.copySource.header(c.backend))
 	}
 
 	var hb *holdbackReader
@@ -207,6 +226,14 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		// X-Amz-Content-Sha256 is left to the re-signer, which sets the
 		// empty body's hash (and UNSIGNED-PAYLOAD for a body below) in an
 		// allocation it makes anyway.
+	case spec.framed:
+		body := newFramedOutboundBody(spec.body, spec.length, c.info, spec.gate)
+		hb, req.Body = &body.holdbackReader, body
+		for name, values := range framedHeader(spec.length, req.Header.Get("Content-Encoding")) {
+			req.Header[name] = values
+		}
+		req.ContentLength = framedLength(spec.length)
+		req.Header.Set("X-Amz-Content-Sha256", streamingUnsignedTrailer)
 	default:
 		body := newOutboundBody(spec.body, c.info, spec.gate)
 		hb, req.Body = &body.holdbackReader, body
@@ -236,24 +263,6 @@ func readToEnd(body io.Reader) error {
 	}
 }
 
-// mapCopySource rewrites the bucket of an X-Amz-Copy-Source header to the
-// backend's name for it (authorise made sure b serves the source bucket).
-func mapCopySource(b *Backend, src string) string {
-	lead := ""
-	if strings.HasPrefix(src, "/") {
-		lead, src = "/", src[1:]
-	}
-	rawBucket, rest, ok := strings.Cut(src, "/")
-	if !ok {
-		return lead + src
-	}
-	bucket, err := url.PathUnescape(rawBucket)
-	if err != nil {
-		return lead + src
-	}
-	return lead + url.PathEscape(b.BackendBucket(bucket)) + "/" + rest
-}
-
 // outboundBody is a backend request's body: the verified client body,
 // counted, behind the hold-back, in one allocation (three before).
 type outboundBody struct {
@@ -264,6 +273,15 @@ type outboundBody struct {
 func newOutboundBody(verified io.Reader, info *requestInfo, gate func() error) *outboundBody {
 	b := &outboundBody{counter: countingReader{r: verified, info: info}}
 	b.src, b.gate = &b.counter, gate
+	return b
+}
+
+// newFramedOutboundBody is newOutboundBody with the verified body framed
+// (framedBody): the gate runs before the final chunk, and the hold-back
+// still withholds the stream's last byte until the frame ended cleanly.
+func newFramedOutboundBody(verified io.Reader, length int64, info *requestInfo, gate func() error) *outboundBody {
+	b := &outboundBody{counter: countingReader{r: verified, info: info}}
+	b.src = newFramedBody(&b.counter, length, gate)
 	return b
 }
 

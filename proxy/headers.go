@@ -91,11 +91,13 @@ func outboundHeader(in http.Header, forwardChecksums, stripConditions bool) http
 // copyResponseHeader copies the backend's response header, minus hop-by-hop
 // headers, under the names S3 gives them (s3ResponseName: x-amz-* in lower
 // case, so user metadata keeps its case), and stamps s3cond's own request
-// ID in place of the backend's.
+// ID in place of the backend's. The store's Server and x-amz-id-2 (its
+// host ID) name the store: s3cond's x-amz-id-2 (requestIDMiddleware)
+// stands in their place.
 func copyResponseHeader(dst, src http.Header, requestID string) {
 	listed := connectionListed(src)
 	for name, values := range src {
-		if hopByHopHeaders[name] || listed[name] || name == "X-Amz-Request-Id" {
+		if hopByHopHeaders[name] || listed[name] || storeResponseHeaders[name] {
 			continue
 		}
 		dst[s3ResponseName(name)] = values // src is the backend's answer, read once: no copy
@@ -111,24 +113,9 @@ func copyResponseHeader(dst, src http.Header, requestID string) {
 	}
 }
 
-// outboundRawQuery is the client's raw query without presigned-URL
-// authentication parameters; every other byte is kept, so the backend sees
-// exactly the parameters (and encodings) the client sent.
-func outboundRawQuery(raw string) string {
-	if raw == "" {
-		return ""
-	}
-	parts := strings.Split(raw, "&")
-	kept := parts[:0]
-	for _, p := range parts {
-		name, _, _ := strings.Cut(p, "=")
-		if isAuthQueryParam(name) {
-			continue
-		}
-		kept = append(kept, p)
-	}
-	return strings.Join(kept, "&")
-}
+// storeResponseHeaders are backend response headers that describe the
+// store and its request, not the answer.
+var storeResponseHeaders = newHeaderSet("X-Amz-Request-Id", "X-Amz-Id-2", "Server")
 
 // isAuthQueryParam compares the decoded name: X-Amz-Signatur%65 is the
 // same parameter to a store as X-Amz-Signature.

@@ -296,13 +296,14 @@ func TestHostileHeaderSection(t *testing.T) {
 	})
 }
 
-// junkQuery is n query parameters that mean nothing to S3. They are all
-// x-id, the one parameter AWS SDKs add only to name the call, since
-// s3cond refuses parameters S3 does not have (allowlist.go).
+// junkQuery is n query parameters that mean nothing to S3. They are
+// x-amz-* parameters (hoisted headers, which s3cond accepts by prefix), each
+// named differently: s3cond refuses parameters S3 does not have
+// (allowlist.go) and a parameter given twice (paramquery.go).
 func junkQuery(n int) string {
 	parts := make([]string, n)
 	for i := range parts {
-		parts[i] = "x-id=junk" + strconv.Itoa(i)
+		parts[i] = "x-amz-junk" + strconv.Itoa(i) + "=" + strconv.Itoa(i)
 	}
 	return strings.Join(parts, "&")
 }

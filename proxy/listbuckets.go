@@ -76,9 +76,9 @@ func (p *Proxy) serveListBuckets(c *call) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		copyResponseHeader(c.w.Header(), resp.Header, c.id)
-		c.w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(c.w, resp.Body)
+		// The one rewriting path (relay.go): a store's error names s3cond's
+		// backend request and key like any other operation's.
+		p.relayRewritten(c, resp)
 		return
 	}
 	body, err := p.filterBucketList(c, resp.Body, prefix)
@@ -86,7 +86,7 @@ func (p *Proxy) serveListBuckets(c *call) {
 		p.fail(c, err)
 		return
 	}
-	copyResponseHeader(c.w.Header(), resp.Header, c.id)
+	clientResponseHeader(c, c.w.Header(), resp.Header)
 	for _, h := range []string{"Content-Encoding", "Content-Md5", "Etag", "Transfer-Encoding"} {
 		c.w.Header().Del(h)
 	}
@@ -122,6 +122,15 @@ func (p *Proxy) filterBucketList(c *call, r io.Reader, prefix string) ([]byte, e
 	}
 	sort.SliceStable(kept, func(i, j int) bool { return kept[i].Name < kept[j].Name })
 	list.Buckets.Bucket, list.Xmlns, list.Prefix = kept, s3Namespace, ""
+	if list.Owner != nil {
+		rename := toClientIdentity(c)
+		if id, ok := rename(list.Owner.ID); ok {
+			list.Owner.ID = id
+		}
+		if name, ok := rename(list.Owner.DisplayName); ok {
+			list.Owner.DisplayName = name
+		}
+	}
 	if q := c.r.URL.Query(); q.Has("prefix") {
 		list.Prefix = q.Get("prefix")
 	}

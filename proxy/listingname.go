@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net/http"
 	"strconv"
 )
@@ -41,31 +42,33 @@ func renamedBucket(c *call, status int) (element, backendName string, ok bool) {
 // backend's bucket, with the client's name in its place: a listing can be
 // megabytes long, so only its head is read and rewritten, and the rest
 // streams as forward streams any answer. If the name is not where S3 puts
-// it, the answer passes untouched.
-func (p *Proxy) relayRenamed(c *call, resp *http.Response, element, backendName string) {
+// it, the answer passes untouched. With identities, the renamed document
+// goes on through relayIdentities.
+func (p *Proxy) relayRenamed(c *call, resp *http.Response, element, backendName string, identities bool) {
 	body := bufio.NewReaderSize(resp.Body, bucketNameSearchBytes)
 	head, _ := body.Peek(bucketNameSearchBytes) // shorter at the body's end; a read error shows in the copy
 	h := c.w.Header()
-	copyResponseHeader(h, resp.Header, c.id)
-	clientLocation(c, h)
+	clientResponseHeader(c, h, resp.Header)
 	start, end, found := elementText(head, element)
-	if !found || string(head[start:end]) != backendName {
-		c.w.WriteHeader(resp.StatusCode)
-		p.copyResponseBody(c, body)
+	var renamed io.Reader = body
+	length := resp.ContentLength
+	if found && string(head[start:end]) == backendName {
+		renamedHead := make([]byte, 0, start+len(c.target.Bucket))
+		renamedHead = append(append(renamedHead, head[:start]...), c.target.Bucket...)
+		if length >= 0 {
+			length += int64(len(c.target.Bucket) - len(backendName))
+			h.Set("Content-Length", strconv.FormatInt(length, 10))
+		}
+		h.Del("Content-Md5") // of the backend's bytes, not these
+		_, _ = body.Discard(end)
+		renamed = io.MultiReader(bytes.NewReader(renamedHead), body)
+	}
+	if identities {
+		p.relayIdentities(c, resp.StatusCode, length, renamed)
 		return
 	}
-	renamed := make([]byte, 0, start+len(c.target.Bucket))
-	renamed = append(append(renamed, head[:start]...), c.target.Bucket...)
-	if resp.ContentLength >= 0 {
-		h.Set("Content-Length", strconv.FormatInt(resp.ContentLength+int64(len(c.target.Bucket)-len(backendName)), 10))
-	}
-	h.Del("Content-Md5") // of the backend's bytes, not these
-	_, _ = body.Discard(end)
 	c.w.WriteHeader(resp.StatusCode)
-	if _, err := c.w.Write(renamed); err != nil {
-		return // the client is gone; net/http ends the exchange
-	}
-	p.copyResponseBody(c, body)
+	p.copyResponseBody(c, renamed)
 }
 
 // elementText finds the text of the first <element> in doc: its start and

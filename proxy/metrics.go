@@ -23,7 +23,7 @@ type RequestRecord struct {
 	BytesOut  int64 // response body bytes sent to the client
 	// ConditionalOutcome is set for conditional and strict-mode writes:
 	// committed, precondition_failed, no_such_key, conflict,
-	// not_implemented, unavailable or error.
+	// not_implemented, unavailable, client_closed or error.
 	ConditionalOutcome string
 	// SignatureFailure is the S3 error code of a request refused while
 	// authenticating (SignatureDoesNotMatch, InvalidAccessKeyId, ...).
@@ -73,6 +73,8 @@ func conditionalOutcome(op Operation, h http.Header, leased bool, status int) st
 		return "not_implemented"
 	case status == http.StatusServiceUnavailable:
 		return "unavailable"
+	case status == StatusClientClosedRequest:
+		return "client_closed"
 	}
 	return "error"
 }

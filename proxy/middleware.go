@@ -58,6 +58,8 @@ type requestInfo struct {
 	// leased marks a write taking a lease without condition headers
 	// (strict mode); see markLeased.
 	leased bool
+	// bodyCutByClient marks a response body the client hung up on.
+	bodyCutByClient bool
 	// body is the request body with its idle timeout (limitBodyIdle),
 	// kept here so that it costs no allocation of its own.
 	body idleBody
@@ -110,6 +112,9 @@ func infoFrom(ctx context.Context) *requestInfo {
 // spelt as S3 sends it.
 const requestIDHeader = "x-amz-request-id"
 
+// hostIDHeader is S3's x-amz-id-2, spelt as S3 sends it.
+const hostIDHeader = "x-amz-id-2"
+
 // requestIDMiddleware gives every request s3cond's own x-amz-request-id, set
 // before anything else can answer.
 func (p *Proxy) requestIDMiddleware(next http.Handler) http.Handler {
@@ -119,6 +124,10 @@ func (p *Proxy) requestIDMiddleware(next http.Handler) http.Handler {
 		// S3's spelling, not Go's canonical X-Amz-Request-Id: net/http
 		// writes a key as it is stored.
 		w.Header()[requestIDHeader] = state.idValue[:]
+		// S3 clients read x-amz-id-2 as the extended request ID; s3cond
+		// has no host ID of its own to give, so it is the request ID too
+		// (never the store's, which names the store's host).
+		w.Header()[hostIDHeader] = state.idValue[:]
 		next.ServeHTTP(w, r.WithContext(state))
 	})
 }
@@ -215,10 +224,11 @@ func (p *Proxy) logRequest(r *http.Request, rec *statusRecorder, start time.Time
 	info := infoFrom(r.Context())
 	info.mu.Lock()
 	defer info.mu.Unlock()
-	outcome := conditionalOutcome(info.op, r.Header, info.leased, rec.status)
+	status := reportedStatus(r.Context(), info, rec.status)
+	outcome := conditionalOutcome(info.op, r.Header, info.leased, status)
 	p.observer.ObserveRequest(RequestRecord{
 		Operation:          info.op.String(),
-		Status:             rec.status,
+		Status:             status,
 		Duration:           duration,
 		BytesIn:            info.bytesIn,
 		BytesOut:           rec.bytes,
@@ -226,7 +236,7 @@ func (p *Proxy) logRequest(r *http.Request, rec *statusRecorder, start time.Time
 		SignatureFailure:   signatureFailure(info.err, info.accessKeyID != ""),
 	})
 	ev := p.log.Info()
-	if rec.status >= 500 {
+	if status >= 500 {
 		ev = p.log.Warn()
 	}
 	ev = ev.Str("request_id", requestID(r.Context())).
@@ -235,7 +245,7 @@ func (p *Proxy) logRequest(r *http.Request, rec *statusRecorder, start time.Time
 		Str("bucket", info.bucket).
 		Str("key", info.key).
 		Str("access_key_id", info.accessKeyID).
-		Int("status", rec.status).
+		Int("status", status).
 		Int64("bytes_out", rec.bytes).
 		Int64("bytes_in", info.bytesIn).
 		Dur("duration_ms", duration)
@@ -245,8 +255,13 @@ func (p *Proxy) logRequest(r *http.Request, rec *statusRecorder, start time.Time
 	if outcome != "" {
 		ev = ev.Str("conditional", outcome)
 	}
+	if status == StatusClientClosedRequest && info.bodyCutByClient {
+		ev = ev.Int("status_sent", rec.status) // the head went out before the hang-up
+	}
 	if info.err != nil {
-		ev = ev.Str("error_code", string(info.err.Code))
+		if status != StatusClientClosedRequest { // the client was gone: no error reached it
+			ev = ev.Str("error_code", string(info.err.Code))
+		}
 		if info.err.Cause != nil {
 			ev = ev.AnErr("cause", info.err.Cause)
 		}

@@ -31,7 +31,7 @@ func (p *Proxy) orChecksumTypeMismatch(c *call, e *s3err.Error) *s3err.Error {
 	}
 	ctx, cancel := context.WithTimeout(c.r.Context(), bucketCheckTimeout)
 	defer cancel()
-	upload, err := c.backend.uploadChecksum(ctx, c.target, c.r.URL.Query().Get("uploadId"))
+	upload, err := c.backend.uploadChecksum(ctx, c.target, c.query.Get("uploadId"))
 	switch {
 	case err != nil:
 		return e

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/s3cond/s3cond/s3err"
@@ -38,7 +39,13 @@ func (p *Proxy) servePostObject(c *call) {
 	// reads the rest with deadlines of its own.
 	unlimited := c.r.Body
 	p.limitBodyIdle(c)
+	// The fields are read before anything is authenticated: however
+	// steadily they trickle in, they get postFormTimeout in total.
+	if c.r.Body == &c.info.body {
+		c.info.body.until = time.Now().Add(p.postFormTimeout)
+	}
 	form, err := readPostForm(c.r)
+	c.info.body.until = time.Time{}
 	c.r.Body = unlimited
 	if err != nil {
 		p.fail(c, err)
@@ -77,6 +84,7 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postForm) 
 		key = strings.ReplaceAll(rawKey, "${filename}", form.fileName)
 	}
 	auth, err := verifier.VerifyPost(sigv4.PostForm{Fields: form.fields, Bucket: c.target.Bucket, Key: key})
+	p.leaveUnauthenticated(c)
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func readPostForm(r *http.Request) (*postForm, error) {
 		case errors.Is(err, io.EOF):
 			return nil, s3err.New(s3err.IncorrectNumberOfFilesInPost)
 		case err != nil:
-			return nil, malformedPost(err.Error())
+			return nil, formReadError(err)
 		}
 		name := strings.ToLower(part.FormName())
 		if name == "" {
@@ -77,8 +77,11 @@ func readPostForm(r *http.Request) (*postForm, error) {
 			return form.withFile(r.ContentLength, raw, part, parts, boundary)
 		}
 		value, err := io.ReadAll(io.LimitReader(part, int64(maxPostFieldBytes-fieldBytes+1)))
-		if err != nil {
-			return nil, malformedPost(err.Error())
+		switch {
+		case raw.overflow:
+			return nil, s3err.New(s3err.MaxPostPreDataLengthExceeded)
+		case err != nil:
+			return nil, formReadError(err)
 		}
 		if fieldBytes += len(value); fieldBytes > maxPostFieldBytes {
 			return nil, s3err.New(s3err.MaxPostPreDataLengthExceeded)
@@ -183,6 +186,17 @@ func nextDelimiter(raw []byte, start int, delimiter []byte) (int, bool) {
 	}
 }
 
+// formReadError is the answer to a form that failed while being read: the
+// body's own error (RequestTimeout from its deadlines) when it is one of
+// s3cond's, else MalformedPOSTRequest.
+func formReadError(err error) *s3err.Error {
+	var e *s3err.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return malformedPost(err.Error())
+}
+
 func malformedPost(detail string) *s3err.Error {
 	e := s3err.New(s3err.MalformedPOSTRequest)
 	e.Cause = errors.New(detail)
@@ -190,7 +204,10 @@ func malformedPost(detail string) *s3err.Error {
 }
 
 // recordingBody keeps the raw bytes read until stopRecording, up to
-// limit bytes; past it overflow is set and nothing more is kept.
+// limit bytes. It sits under mime/multipart, which would buffer a part's
+// header up to 10 MiB before returning it: past limit, overflow is set and
+// every further read fails, so no more than limit bytes (and
+// mime/multipart's read-ahead buffer) are ever read before the file.
 type recordingBody struct {
 	r        io.Reader
 	limit    int
@@ -199,14 +216,24 @@ type recordingBody struct {
 	stopped  bool
 }
 
+// errPreambleTooLong stops mime/multipart once the fields have used up
+// the wire bytes they may take; readPostForm answers overflow instead.
+var errPreambleTooLong = errors.New("the form's fields exceed their wire-byte bound")
+
 func (b *recordingBody) Read(p []byte) (int, error) {
+	if b.overflow {
+		return 0, errPreambleTooLong
+	}
+	if !b.stopped && len(p) > b.limit-len(b.seen)+1 {
+		p = p[:b.limit-len(b.seen)+1] // one byte past the limit tells overflow
+	}
 	n, err := b.r.Read(p)
-	if !b.stopped && !b.overflow {
+	if !b.stopped {
 		if len(b.seen)+n > b.limit {
 			b.overflow, b.seen = true, nil
-		} else {
-			b.seen = append(b.seen, p[:n]...)
+			return 0, errPreambleTooLong
 		}
+		b.seen = append(b.seen, p[:n]...)
 	}
 	return n, err
 }

@@ -101,7 +101,7 @@ func (p *Proxy) servePreflight(c *call, routeErr error) {
 	}
 	// S3's preflight answer has no body; whatever the store sent is not relayed.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBackendDocument))
-	copyResponseHeader(c.w.Header(), resp.Header, c.id)
+	clientResponseHeader(c, c.w.Header(), resp.Header)
 	c.w.Header().Set("Content-Length", "0")
 	c.w.WriteHeader(resp.StatusCode)
 }

@@ -3,17 +3,9 @@
 // semantics through leases, and forwards everything else, re-signed, to the
 // backend storage.
 //
-// The path of a request, in one read:
-//
-//	ServeHTTP (middleware: request ID, access log, recover)
-//	  → serveS3: route (resolveTarget, classify against the allow-list of allowlist.go,
-//	    the Connection header check) → Authenticator.Verify → authorise
-//	  → conditional write?  serveConditional* (conditional.go): HEAD, lease, forward with a gated body
-//	  → OPTIONS (CORS preflight)?  servePreflight (preflight.go): unsigned, bare OPTIONS to the store
-//	  → PostObject (browser form upload)?  servePostObject (postobject.go): the form's signed policy, then a PutObject
-//	  → DeleteObjects with ETags?  serveDeleteObjects (deleteobjects.go)
-//	  → ListBuckets?  serveListBuckets (listbuckets.go): only the key's granted buckets
-//	  → otherwise forward (forward.go): stream the verified body, copy the response back
+// The path of a request is drawn once, in docs/architecture.md ("The
+// request path"); TestRequestPathDocMatchesTheCode keeps it in step with
+// serveS3 and the functions it calls.
 package proxy
 
 import (
@@ -27,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/frontconn"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -76,6 +69,11 @@ type Proxy struct {
 	detachedWriteLimit time.Duration
 	// anonymousRead reports whether unsigned clients may read a bucket.
 	anonymousRead func(bucket string) bool
+	// postFormTimeout bounds the whole form phase of POST Object.
+	postFormTimeout time.Duration
+	// unauthenticated caps the requests in flight not yet verified
+	// (unauthenticated.go).
+	unauthenticated unauthenticatedSlots
 }
 
 // Options configure a Proxy.
@@ -114,6 +112,14 @@ type Options struct {
 	// bucket (GetObject, HeadObject, ListObjects[V2]; config's anonymous
 	// grant). Default: no bucket, so every unsigned request is 403.
 	AnonymousRead func(bucket string) bool
+	// PostFormTimeout bounds, in total, the reading of a POST Object form's
+	// fields (before anything is authenticated); default
+	// DefaultPostFormTimeout.
+	PostFormTimeout time.Duration
+	// MaxUnauthenticated caps the requests in flight that have not yet
+	// passed signature or policy verification; past it, 503 SlowDown.
+	// Default DefaultMaxUnauthenticated.
+	MaxUnauthenticated int
 }
 
 // New builds the proxy and its middleware chain.
@@ -140,6 +146,8 @@ func New(o Options) *Proxy {
 	}
 	p.bodyIdleTimeout = orDefault(o.BodyIdleTimeout, DefaultBodyIdleTimeout)
 	p.writeIdleTimeout = orDefault(o.WriteIdleTimeout, DefaultWriteIdleTimeout)
+	p.postFormTimeout = orDefault(o.PostFormTimeout, DefaultPostFormTimeout)
+	p.unauthenticated = newUnauthenticatedSlots(o.MaxUnauthenticated)
 	// Every method and path is serveS3's to classify (or refuse, in S3's
 	// words), so there is nothing to route: the middleware chain alone. A
 	// chi.Mux with a catch-all route cost four allocations per request (its
@@ -165,16 +173,46 @@ type call struct {
 	backend *Backend
 	auth    *sigv4.Request
 	info    *requestInfo
+	// parsedQuery is the client's query as route parsed it, to be checked.
+	parsedQuery url.Values
+	// query is the request's query after the value allow-list
+	// (paramgrammar.go); the backend's query is built from it alone.
+	query checkedQuery
+	// checkedHeader holds the headers of headergrammar.go as they are sent on.
+	checkedHeader http.Header
+	// copySource is the parsed X-Amz-Copy-Source of a CopyObject or
+	// UploadPartCopy (nil otherwise); the backend's header is built from it.
+	copySource *copySource
+	// unauthenticated: the call holds one of the slots of requests not yet
+	// verified (unauthenticated.go).
+	unauthenticated bool
+	// completeBody is the part list of a CompleteMultipartUpload as s3cond
+	// rewrote it from the checked parts (completebody.go).
+	completeBody []byte
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c := newCall(w, r)
 	// Until it is classified, a request is one s3cond refuses.
 	c.info.set(func(i *requestInfo) { i.op = Refused })
+	if frontconn.Refused(r.Context()) {
+		// Accepted past the connection cap: told to slow down, and closed.
+		w.Header().Set("Connection", "close")
+		p.fail(c, s3err.Newf(s3err.SlowDown, "Please reduce your request rate: too many connections are open."))
+		return
+	}
 	if err := checkHeaderSection(r); err != nil {
 		p.fail(c, err) // S3 looks at nothing else of such a request
 		return
 	}
+	if err := checkRequestTarget(r); err != nil {
+		p.fail(c, err) // a target a store could read another way: nothing more is read
+		return
+	}
+	if !p.enterUnauthenticated(c) {
+		return
+	}
+	defer p.leaveUnauthenticated(c)
 	// S3's order: authentication first, then what the request addresses.
 	// A request route refuses is still answered only after its signature
 	// (neither step reaches the backend), so a SigV2 presigned URL gets
@@ -195,6 +233,7 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	unlimited := r.Body
 	p.limitBodyIdle(c)
 	auth, err := p.auth.Verify(r)
+	p.leaveUnauthenticated(c)
 	// The verifying body reads through the idle timeout; what reads r.Body
 	// itself from here on (drainUnreadBody) sets deadlines of its own.
 	r.Body = unlimited
@@ -211,6 +250,10 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.fail(c, err)
 		return
 	}
+	if err := p.checkCopySourceConditions(c); err != nil {
+		p.fail(c, err)
+		return
+	}
 	switch c.op {
 	case PutObject, CopyObject, CompleteMultipartUpload, DeleteObject:
 		if handled := p.serveConditional(c); handled {
@@ -223,7 +266,12 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.serveListBuckets(c)
 		return
 	}
-	p.forward(c, p.clientBody(c))
+	spec, err := p.aclBody(c)
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	p.forward(c, spec)
 }
 
 // admit runs the checks of a verified request in S3's order, before
@@ -239,6 +287,9 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 	if err := c.backend.KeyPolicy.Check(c.target.Key); err != nil {
 		return err
 	}
+	if err := c.checkValues(); err != nil {
+		return err
+	}
 	// An aws-chunked body is an upload's: S3 refuses it on every other
 	// operation (s3cond would otherwise decode it and forward a plain body).
 	if c.auth.Mode.Streaming() && c.op != PutObject && c.op != UploadPart {
@@ -247,11 +298,30 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 	if err := checkACLContent(c); err != nil {
 		return err
 	}
+	if err := requireLength(c); err != nil {
+		return err
+	}
 	if length := c.auth.Body.Length(); (c.op == PutObject || c.op == UploadPart) && length > maxSinglePut {
 		return s3err.New(s3err.EntityTooLarge).With("ProposedSize", strconv.FormatInt(length, 10)).
 			With("MaxSizeAllowed", strconv.FormatInt(maxSinglePut, 10))
 	}
+	if c.op == CompleteMultipartUpload {
+		return c.checkCompleteBody()
+	}
 	return nil
+}
+
+// checkValues applies the value allow-list (paramgrammar.go,
+// headergrammar.go) to a verified, authorised request, as S3 checks its
+// arguments after the key's access: the checked query and headers are
+// what forward sends.
+func (c *call) checkValues() error {
+	var err error
+	if c.query, err = checkQuery(c.parsedQuery, c.backend.KeyPolicy); err != nil {
+		return err
+	}
+	c.checkedHeader, err = checkHeaders(c.r.Header)
+	return err
 }
 
 // route finds what the request addresses, the backend serving it and the
@@ -284,6 +354,7 @@ func (p *Proxy) route(c *call) error {
 	if err := checkConnectionHeader(r.Header); err != nil {
 		return err
 	}
+	c.parsedQuery = query
 	c.op = op
 	c.info.set(func(i *requestInfo) { i.op = op })
 	return nil

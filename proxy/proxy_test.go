@@ -84,6 +84,8 @@ type fixtureOptions struct {
 	backendHook func(*http.Request)
 	// forwardPayloadHash is backend.payload_hash: forward.
 	forwardPayloadHash bool
+	// framedBodies is backend.conditional_body_framing: aws-chunked.
+	framedBodies bool
 	// leaseTable replaces the in-memory lease table.
 	leaseTable dynamolease.Table
 	// keyPolicy is backend.key_policy (default strict).
@@ -103,6 +105,7 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	backend, server := fakeBackendWith(t, "default", o.backendHook)
 	backend.NativeConditional = o.native
 	backend.ForwardPayloadHash = o.forwardPayloadHash
+	backend.FramedConditionalBodies = o.framedBodies
 	backend.KeyPolicy = o.keyPolicy
 	backend.Buckets = o.bucketMap
 	table := o.leaseTable

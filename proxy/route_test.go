@@ -189,15 +189,23 @@ func TestResolveTarget(t *testing.T) {
 	}
 }
 
-func TestOutboundRawQueryDropsOnlyAuthParams(t *testing.T) {
-	in := "X-Amz-Algorithm=AWS4-HMAC-SHA256&prefix=a%2Fb+c&X-Amz-Credential=x%2Fy&list-type=2&X-Amz-Signature=abc&empty&X-Amz-Date=1&X-Amz-Expires=5&X-Amz-SignedHeaders=host"
-	if got, want := outboundRawQuery(in), "prefix=a%2Fb+c&list-type=2&empty"; got != want {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-	// Escaped names are the same parameters to the store.
-	escaped := "X-Amz-Signatur%65=abc&X-Amz-Credential%3Dx=1&X%2DAmz%2DDate=1&uploads"
-	if got, want := outboundRawQuery(escaped), "X-Amz-Credential%3Dx=1&uploads"; got != want {
-		t.Fatalf("got %q, want %q", got, want)
+func TestOutboundQueryDropsAuthParamsAndIsRebuilt(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"X-Amz-Algorithm=AWS4-HMAC-SHA256&prefix=a%2Fb+c&X-Amz-Credential=x%2Fy&list-type=2&X-Amz-Signature=abc&uploads&X-Amz-Date=1&X-Amz-Expires=5&X-Amz-SignedHeaders=host",
+			"list-type=2&prefix=a%2Fb%20c&uploads"},
+		// Escaped names are the same parameters to the store.
+		{"X-Amz-Signatur%65=abc&X-Amz-Credential%3Dx=1&X%2DAmz%2DDate=1&uploads", "X-Amz-Credential%3Dx=1&uploads"},
+		// Numbers go on as numbers, whatever their spelling.
+		{"max-keys=007&prefix=", "max-keys=7&prefix"},
+	} {
+		q, err := url.ParseQuery(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := checkQuery(q, KeyPolicyStrict)
+		if err != nil || got.raw != tc.want {
+			t.Errorf("%q: got %q, %v; want %q", tc.in, got.raw, err, tc.want)
+		}
 	}
 }
 

@@ -55,9 +55,12 @@ func deadlinesOf(w http.ResponseWriter) connDeadlines {
 // and releases any lease. The deadline is cleared at the body's end, so it
 // cannot touch net/http's own read of the next request.
 type idleBody struct {
-	body     io.ReadCloser
-	conn     connDeadlines
-	timeout  time.Duration
+	body    io.ReadCloser
+	conn    connDeadlines
+	timeout time.Duration
+	// until, when set, is a total deadline no read may pass, however
+	// steadily the bytes arrive (the form phase of POST Object).
+	until    time.Time
 	finished bool
 }
 
@@ -65,7 +68,11 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	if b.finished {
 		return b.body.Read(p)
 	}
-	_ = b.conn.SetReadDeadline(time.Now().Add(b.timeout))
+	deadline := time.Now().Add(b.timeout)
+	if !b.until.IsZero() && b.until.Before(deadline) {
+		deadline = b.until
+	}
+	_ = b.conn.SetReadDeadline(deadline)
 	n, err := b.body.Read(p)
 	if err != nil {
 		b.finished = true

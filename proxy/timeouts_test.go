@@ -120,7 +120,8 @@ func (p *pacedReader) Read(b []byte) (int, error) {
 }
 
 func TestClientThatStopsReadingIsCutOff(t *testing.T) {
-	f := newFixtureWith(t, fixtureOptions{writeIdleTimeout: 300 * time.Millisecond})
+	observer := &recordingObserver{}
+	f := newFixtureWith(t, fixtureOptions{writeIdleTimeout: 300 * time.Millisecond, observer: observer})
 	const size = 32 << 20 // more than the socket buffers on both sides hold
 	if _, err := f.put(t, "big", strings.Repeat("b", size), nil); err != nil {
 		t.Fatal(err)
@@ -137,8 +138,9 @@ func TestClientThatStopsReadingIsCutOff(t *testing.T) {
 	if _, err := conn.Write(r.bytes(host)); err != nil {
 		t.Fatal(err)
 	}
-	// The client reads nothing for well past the write idle timeout ...
-	time.Sleep(1500 * time.Millisecond)
+	// The client reads nothing until s3cond has given up on the GET (the
+	// write idle timeout ended it) ...
+	observer.records.WaitFor(t, "the stalled GET to end", func(r RequestRecord) bool { return r.Operation == "GetObject" })
 	// ... and then finds the response cut off.
 	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
 	began := time.Now()

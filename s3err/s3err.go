@@ -35,6 +35,11 @@ const (
 	InvalidArgument                   Code = "InvalidArgument"
 	InvalidBucketName                 Code = "InvalidBucketName"
 	InvalidDigest                     Code = "InvalidDigest"
+	InvalidPart                       Code = "InvalidPart"
+	InvalidPartOrder                  Code = "InvalidPartOrder"
+	InvalidStorageClass               Code = "InvalidStorageClass"
+	InvalidTag                        Code = "InvalidTag"
+	MetadataTooLarge                  Code = "MetadataTooLarge"
 	InvalidPolicyDocument             Code = "InvalidPolicyDocument"
 	InvalidRequest                    Code = "InvalidRequest"
 	InvalidToken                      Code = "InvalidToken"
@@ -57,6 +62,7 @@ const (
 	RequestTimeTooSkewed              Code = "RequestTimeTooSkewed"
 	ServiceUnavailable                Code = "ServiceUnavailable"
 	SignatureDoesNotMatch             Code = "SignatureDoesNotMatch"
+	SlowDown                          Code = "SlowDown"
 	UnexpectedContent                 Code = "UnexpectedContent"
 	XAmzContentSHA256Mismatch         Code = "XAmzContentSHA256Mismatch"
 )
@@ -88,6 +94,11 @@ var table = map[Code]entry{
 	InvalidArgument:                   {http.StatusBadRequest, "Invalid Argument"},
 	InvalidBucketName:                 {http.StatusBadRequest, "The specified bucket is not valid."},
 	InvalidDigest:                     {http.StatusBadRequest, "The Content-MD5 you specified is not valid."},
+	InvalidPart:                       {http.StatusBadRequest, "One or more of the specified parts could not be found. The part might not have been uploaded, or the specified entity tag might not have matched the part's entity tag."},
+	InvalidPartOrder:                  {http.StatusBadRequest, "The list of parts was not in ascending order. The parts list must be specified in order by part number."},
+	InvalidStorageClass:               {http.StatusBadRequest, "The storage class you specified is not valid."},
+	InvalidTag:                        {http.StatusBadRequest, "The TagValue you have provided is invalid"},
+	MetadataTooLarge:                  {http.StatusBadRequest, "Your metadata headers exceed the maximum allowed metadata size."},
 	InvalidPolicyDocument:             {http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
 	InvalidRequest:                    {http.StatusBadRequest, "Invalid Request"},
 	InvalidToken:                      {http.StatusBadRequest, "The provided token is malformed or otherwise invalid."},
@@ -109,6 +120,7 @@ var table = map[Code]entry{
 	RequestTimeout:                    {http.StatusBadRequest, "Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed."},
 	RequestTimeTooSkewed:              {http.StatusForbidden, "The difference between the request time and the current time is too large."},
 	ServiceUnavailable:                {http.StatusServiceUnavailable, "Reduce your request rate."},
+	SlowDown:                          {http.StatusServiceUnavailable, "Please reduce your request rate."},
 	SignatureDoesNotMatch:             {http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
 	UnexpectedContent:                 {http.StatusBadRequest, "This request does not support content."},
 	XAmzContentSHA256Mismatch:         {http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
@@ -211,7 +223,7 @@ func Write(w http.ResponseWriter, r *http.Request, err error, requestID string) 
 	h := w.Header()
 	h.Set("Content-Type", "application/xml")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	if e.Code == ServiceUnavailable || e.Code == ConditionalRequestConflict {
+	if e.Code == ServiceUnavailable || e.Code == SlowDown || e.Code == ConditionalRequestConflict {
 		h.Set("Retry-After", "1")
 	}
 	w.WriteHeader(e.Status())

@@ -44,3 +44,21 @@ fi
 if ! (cd e2e/node && npm ls --omit=dev >/dev/null 2>&1); then
 	(cd e2e/node && npm ci --no-audit --no-fund)
 fi
+
+# Prometheus and promtool (Debian's prometheus package; installing it starts
+# no daemon in a container): scripts/check-deploy.sh checks the rules with
+# promtool, e2e/prometheus_test.go scrapes a running s3cond. Helm and nfpm
+# come pinned through the Go module proxy (go run), dpkg and systemd-analyze
+# with Debian itself.
+if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update
+	$sudo apt-get install -y prometheus
+fi
+for tool in dpkg systemd-analyze; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "the deployment checks need $tool on PATH (Debian's dpkg and systemd)" >&2
+		exit 1
+	fi
+done

@@ -50,7 +50,7 @@ func signedBackendHeader(name string) bool {
 // signBackendRequest adds X-Amz-Date (already in out.Header) and
 // Authorization to out. out.Header must be out's own map; amzDate and day
 // are the request time as 20060102T150405Z and 20060102.
-func signBackendRequest(s *signScratch, out *http.Request, host, payloadHash, accessKeyID string, key *[32]byte, region, amzDate, day string) string {
+func signBackendRequest(s *signScratch, out *http.Request, host, payloadHash, accessKeyID string, key *signingKey, region, amzDate, day string) string {
 	s.names = s.names[:0]
 	s.names = append(s.names, signHostName)
 	if out.ContentLength > 0 {
@@ -97,7 +97,8 @@ func signBackendRequest(s *signScratch, out *http.Request, host, payloadHash, ac
 
 	scope := credentialScope{date: day, region: region, service: serviceS3, terminator: scopeTerminator}
 	s.toSign = appendStringToSign(s.toSign[:0], []byte(amzDate), scope, c)
-	signature := s.hmacSHA256(key[:], s.toSign)
+	s.mac = key.sign(s.mac[:0], s.toSign)
+	signature := s.mac
 
 	a := s.toSign[:0]
 	a = append(a, signingAlgorithm...)

@@ -118,7 +118,7 @@ func (v *Verifier) verifyPost(form PostForm) (*PostAuth, *s3err.Error) {
 	}
 	key := v.signingKey(scope, secret)
 	policy := f[postFieldPolicy]
-	if !signatureMatches(key[:], policy, f[postFieldSignature]) {
+	if !signatureMatches(key, policy, f[postFieldSignature]) {
 		return nil, s3err.New(s3err.SignatureDoesNotMatch).
 			With("AWSAccessKeyId", scope.accessKeyID).
 			With("StringToSign", policy).

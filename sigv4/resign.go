@@ -86,7 +86,7 @@ func (s *resigner) roundTrip(req *http.Request, owned bool) (*http.Response, err
 	})
 	scratch := getSignScratch()
 	authorization := signBackendRequest(scratch, out, signingHost(out), payloadHash,
-		creds.AccessKeyID, &key, s.region, stamp.amzDate, stamp.day)
+		creds.AccessKeyID, key, s.region, stamp.amzDate, stamp.day)
 	scratch.release()
 	values = append(values, authorization)
 	out.Header[headerAuthorization] = values[len(values)-1:]

@@ -3,6 +3,7 @@ package sigv4
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"hash"
 	"sync"
 )
 
@@ -35,25 +36,50 @@ type signingKeyID struct {
 	accessKeyID, secret, date, region, service string
 }
 
+// signingKey is a derived key with the crypto/hmac states keyed by it.
+// hmac.New hashes the key's pads each time it is called; a state taken from
+// the pool and Reset starts from the keyed state it already holds, so a
+// signature costs only the hashing of its string to sign.
+type signingKey struct {
+	bytes [sha256.Size]byte
+	macs  sync.Pool // of hash.Hash from hmac.New(sha256.New, bytes)
+}
+
+func newSigningKey(key [sha256.Size]byte) *signingKey {
+	k := &signingKey{bytes: key}
+	k.macs.New = func() any { return hmac.New(sha256.New, k.bytes[:]) }
+	return k
+}
+
+// sign appends HMAC-SHA256(key, data) to dst.
+func (k *signingKey) sign(dst, data []byte) []byte {
+	mac := k.macs.Get().(hash.Hash)
+	mac.Reset()
+	mac.Write(data)
+	dst = mac.Sum(dst)
+	k.macs.Put(mac)
+	return dst
+}
+
 // signingKeyCache memoises derived keys. The zero value is ready to use and
 // safe for concurrent use.
 type signingKeyCache struct {
 	mu   sync.Mutex
-	keys map[signingKeyID][sha256.Size]byte
+	keys map[signingKeyID]*signingKey
 }
 
 // get returns the signing key for id, deriving and caching it on a miss.
-func (c *signingKeyCache) get(id signingKeyID) [sha256.Size]byte {
+func (c *signingKeyCache) get(id signingKeyID) *signingKey {
 	c.mu.Lock()
 	key, ok := c.keys[id]
 	c.mu.Unlock()
 	if ok {
 		return key
 	}
-	key = deriveSigningKey(id.secret, id.date, id.region, id.service)
+	key = newSigningKey(deriveSigningKey(id.secret, id.date, id.region, id.service))
 	c.mu.Lock()
 	if c.keys == nil || len(c.keys) >= maxCachedSigningKeys {
-		c.keys = make(map[signingKeyID][sha256.Size]byte)
+		c.keys = make(map[signingKeyID]*signingKey)
 	}
 	c.keys[id] = key
 	c.mu.Unlock()

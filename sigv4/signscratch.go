@@ -3,23 +3,19 @@ package sigv4
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"hash"
 	"sync"
 )
 
 // signScratch is the working memory of one signature computation: the
-// buffers the canonical request and the string to sign are built in, and a
-// SHA-256 state for HMACs. It is pooled, so that signing and verifying a
-// request allocate nothing of their own: hmac.New, sha256.New,
-// hex.EncodeToString and strings.Builder each cost an allocation per use,
-// and a request used about twenty of them.
+// buffers the canonical request and the string to sign are built in. It is
+// pooled, so that signing and verifying a request reuse buffers instead of
+// building strings; the HMACs are crypto/hmac's, pooled per derived key
+// (signingkey.go).
 type signScratch struct {
 	canonical []byte   // the canonical request
 	toSign    []byte   // the string to sign, and other short-lived text
 	names     []string // header names to sign
-	sha       hash.Hash
-	pad       [sha256.BlockSize]byte
-	sum       [sha256.Size]byte
+	mac       []byte   // an HMAC, written through hash.Hash.Sum (which would move an array to the heap)
 }
 
 // maxPooledScratch bounds the buffers a pooled scratch keeps: a request
@@ -31,7 +27,7 @@ var signScratches = sync.Pool{New: func() any {
 		canonical: make([]byte, 0, 1024),
 		toSign:    make([]byte, 0, 256),
 		names:     make([]string, 0, 32),
-		sha:       sha256.New(),
+		mac:       make([]byte, 0, sha256.Size),
 	}
 }}
 
@@ -44,33 +40,6 @@ func (s *signScratch) release() {
 	clear(s.names[:cap(s.names)]) // drop references to header names
 	s.canonical, s.toSign, s.names = s.canonical[:0], s.toSign[:0], s.names[:0]
 	signScratches.Put(s)
-}
-
-// hmacSHA256 returns HMAC-SHA256(key, data) (RFC 2104) for a key of at most
-// one block, as SigV4's derived signing keys (32 bytes) are, computed with
-// the scratch's hash state instead of a new hmac.Hash.
-func (s *signScratch) hmacSHA256(key, data []byte) [sha256.Size]byte {
-	if len(key) > sha256.BlockSize {
-		panic("sigv4: HMAC key longer than a block")
-	}
-	const ipad, opad = 0x36, 0x5c
-	clear(s.pad[:])
-	copy(s.pad[:], key)
-	for i := range s.pad {
-		s.pad[i] ^= ipad
-	}
-	s.sha.Reset()
-	s.sha.Write(s.pad[:])
-	s.sha.Write(data)
-	inner := s.sha.Sum(s.sum[:0])
-	for i := range s.pad {
-		s.pad[i] ^= ipad ^ opad
-	}
-	s.sha.Reset()
-	s.sha.Write(s.pad[:])
-	s.sha.Write(inner)
-	s.sha.Sum(s.sum[:0])
-	return s.sum
 }
 
 // appendHex appends the lower-case hex of b to dst.

@@ -192,7 +192,7 @@ func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Req
 		return nil, perr
 	}
 	key := v.signingKey(fields.credential, secret)
-	if perr := checkSignature(r, fields, payloadHash, amzDate, key[:], false); perr != nil {
+	if perr := checkSignature(r, fields, payloadHash, amzDate, key, false); perr != nil {
 		return nil, perr
 	}
 	return v.authenticated(r, fields, amzDate, key, mode, digest, false)
@@ -244,19 +244,18 @@ func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (
 		payloadHash = value
 	}
 	key := v.signingKey(fields.credential, secret)
-	if perr := checkSignature(r, fields.authFields, payloadHash, fields.amzDate, key[:], true); perr != nil {
+	if perr := checkSignature(r, fields.authFields, payloadHash, fields.amzDate, key, true); perr != nil {
 		return nil, perr
 	}
 	return v.authenticated(r, fields.authFields, fields.amzDate, key, mode, digest, true)
 }
 
 // authenticated wraps the body of a request whose signature held.
-func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key [sha256.Size]byte, mode PayloadMode, digest string, presigned bool) (*Request, *s3err.Error) {
+func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key *signingKey, mode PayloadMode, digest string, presigned bool) (*Request, *s3err.Error) {
 	var chunk *ChunkSigning
 	if mode.isSignedStreaming() {
-		chunkKey := key // on the heap only for a signed stream
 		chunk = &ChunkSigning{
-			SigningKey:    chunkKey[:],
+			SigningKey:    key.bytes[:],
 			Time:          amzDate,
 			Scope:         fields.credential.scope(),
 			SeedSignature: fields.signature,
@@ -364,8 +363,9 @@ func requireSignedHost(fields authFields) *s3err.Error {
 // cover, as S3 does: forwarded unsigned, anyone on the path could add
 // metadata, an ACL, or a copy source that turns a PUT into a copy. Exempt
 // are headers that cannot widen what the request does: the payload hash
-// (the canonical request's last line carries its value), checksums (they
-// only add checks), the SDK's user agent, and a session token (s3cond's keys
+// (the canonical request's last line carries its value), checksum values
+// x-amz-checksum-<algorithm> (they only add checks; the settings beside
+// them, such as x-amz-checksum-algorithm, are not exempt), the SDK's user agent, and a session token (s3cond's keys
 // have none, and it is never forwarded).
 func requireSignedAmzHeaders(h http.Header, fields authFields) *s3err.Error {
 	var unsigned []string
@@ -392,7 +392,12 @@ func unsignedAmzHeaderAllowed(name string) bool {
 		strings.EqualFold(name, "x-amz-sdk-checksum-algorithm"), strings.EqualFold(name, "x-amz-security-token"):
 		return true
 	case hasPrefixFold(name, "x-amz-checksum-"):
-		return true
+		// Only a value of a known algorithm is a check. The other
+		// x-amz-checksum-* headers are settings that change what the store
+		// does (x-amz-checksum-algorithm and -type choose a multipart
+		// upload's checksum, -mode what a read returns): they must be signed.
+		_, isValue := checksumByHeader(name)
+		return isValue
 	}
 	return false
 }
@@ -449,7 +454,7 @@ func parsePayloadHash(value string) (mode PayloadMode, digest string, err *s3err
 		With("ArgumentValue", value)
 }
 
-func (v *Verifier) signingKey(c credentialScope, secret string) [sha256.Size]byte {
+func (v *Verifier) signingKey(c credentialScope, secret string) *signingKey {
 	return v.keys.get(signingKeyID{
 		accessKeyID: c.accessKeyID,
 		secret:      secret,

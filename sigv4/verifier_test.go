@@ -40,7 +40,8 @@ type signOptions struct {
 	accessKey, secret, region, service string
 	at                                 time.Time
 	payloadHash                        string
-	sessionToken                       string // signed as a client with temporary credentials does
+	sessionToken                       string      // signed as a client with temporary credentials does
+	header                             http.Header // further headers, signed
 }
 
 func (o signOptions) withDefaults() signOptions {
@@ -72,6 +73,9 @@ func signedRequest(t testing.TB, method, target, body string, o signOptions) *ht
 	o = o.withDefaults()
 	r := httptest.NewRequest(method, target, strings.NewReader(body))
 	r.Header.Set(headerContentSHA256, o.payloadHash)
+	for name, values := range o.header {
+		r.Header[name] = values
+	}
 	creds := aws.Credentials{AccessKeyID: o.accessKey, SecretAccessKey: o.secret, SessionToken: o.sessionToken}
 	rawQuery := r.URL.RawQuery
 	if err := sdkSigner.SignHTTP(context.Background(), creds, r, o.payloadHash, o.service, o.region, o.at); err != nil {
@@ -430,7 +434,7 @@ func TestSigningKeyCache(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 100 {
-				if c.get(id) != want {
+				if c.get(id).bytes != want {
 					t.Error("cached key differs from derived key")
 					return
 				}
@@ -440,7 +444,7 @@ func TestSigningKeyCache(t *testing.T) {
 	wg.Wait()
 	rotated := id
 	rotated.secret = "rotated"
-	if c.get(rotated) == want {
+	if c.get(rotated).bytes == want {
 		t.Fatal("a rotated secret reused the old key")
 	}
 	for i := range 3 * maxCachedSigningKeys {

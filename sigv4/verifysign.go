@@ -20,7 +20,7 @@ import (
 // tried too, for clients that sign exactly what they put on the wire. The
 // canonical request and string to sign are built in pooled buffers; only a
 // failure turns them into strings, for the error.
-func checkSignature(r *http.Request, fields authFields, payloadHash string, amzDate time.Time, key []byte, presigned bool) *s3err.Error {
+func checkSignature(r *http.Request, fields authFields, payloadHash string, amzDate time.Time, key *signingKey, presigned bool) *s3err.Error {
 	in := newCanonicalInput(r, fields, payloadHash, presigned)
 	uri := canonicalURI(in.rawPath)
 	s := getSignScratch()
@@ -55,25 +55,25 @@ func checkSignature(r *http.Request, fields authFields, payloadHash string, amzD
 // signatureMatches builds the string to sign for the canonical request in
 // s.canonical into s.toSign, and compares its signature with the claimed
 // hex in constant time over the raw bytes.
-func (s *signScratch) signatureMatches(key []byte, fields authFields, amzDate time.Time) bool {
+func (s *signScratch) signatureMatches(key *signingKey, fields authFields, amzDate time.Time) bool {
 	s.toSign = appendClientStringToSign(s.toSign[:0], amzDate, fields.credential, s.canonical)
 	return s.signs(key, fields.signature)
 }
 
 // signs reports whether claimedHex is the signature of s.toSign with key,
 // comparing in constant time over the raw bytes.
-func (s *signScratch) signs(key []byte, claimedHex string) bool {
+func (s *signScratch) signs(key *signingKey, claimedHex string) bool {
 	var claimed [sha256.Size]byte
 	if !decodeHex(claimed[:], claimedHex) {
 		return false
 	}
-	expected := s.hmacSHA256(key, s.toSign)
-	return hmac.Equal(expected[:], claimed[:])
+	s.mac = key.sign(s.mac[:0], s.toSign)
+	return hmac.Equal(s.mac, claimed[:])
 }
 
 // signatureMatches reports whether claimedHex is the signature of
 // stringToSign with key (a POST policy's), in constant time.
-func signatureMatches(key []byte, stringToSign, claimedHex string) bool {
+func signatureMatches(key *signingKey, stringToSign, claimedHex string) bool {
 	s := getSignScratch()
 	defer s.release()
 	s.toSign = append(s.toSign[:0], stringToSign...)

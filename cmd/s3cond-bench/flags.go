@@ -145,6 +145,7 @@ func printUsage(fs *flag.FlagSet) {
 	fs.SetOutput(nil) // os.Stderr
 	fmt.Fprintln(fs.Output(), "usage: s3cond-bench --endpoint URL [--compare URL2] [flags]")
 	fmt.Fprintln(fs.Output(), "       s3cond-bench relay --listen HOST:PORT --to HOST:PORT   (bare TCP relay; relay -h for more)")
+	fmt.Fprintln(fs.Output(), "       s3cond-bench hostile --address HOST:PORT --pid PID   (anonymous slow clients, server memory; hostile -h for more)")
 	fmt.Fprintln(fs.Output(), "       s3cond-bench targets --suite S.json --anchor N.json --allocs A.txt   (check the performance targets)")
 	fs.PrintDefaults()
 }

@@ -9,6 +9,9 @@
 //
 // "s3cond-bench targets --suite S --anchor N --allocs A" checks a bench.sh
 // run against the performance targets.
+//
+// "s3cond-bench hostile --address HOST:PORT --pid PID" opens a crowd of
+// anonymous slow POST Object clients and reports the server's memory.
 package main
 
 import (
@@ -34,6 +37,9 @@ func main() {
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, NoColor: !isatty.IsTerminal(os.Stderr.Fd())}).With().Timestamp().Logger()
 	if len(os.Args) > 1 && os.Args[1] == relaySubcommand {
 		os.Exit(mainRelay(os.Args[2:], log))
+	}
+	if len(os.Args) > 1 && os.Args[1] == hostileSubcommand {
+		os.Exit(mainHostile(os.Args[2:]))
 	}
 	if len(os.Args) > 1 && os.Args[1] == targetsSubcommand {
 		os.Exit(mainTargets(os.Args[2:], os.Stdout))

@@ -4,12 +4,12 @@
 //	s3cond [serve] [--config FILE] [--listen ADDR]   serve the S3 API (embedded defaults without --config)
 //	s3cond table create --config FILE                  create the DynamoDB lease table (idempotent); with etcd, check the cluster
 //	s3cond check-config --config FILE                  validate and print the effective config, secrets masked
+//	s3cond probe --bucket B --config FILE | --endpoint URL ...   measure which conditions the store honours
 //	s3cond version
 //
-// A request's path: main → serve → app.Build (internal/app) wires
-// proxy.New (proxy/proxy.go), whose serveS3 authenticates (sigv4/),
-// classifies, takes leases for conditional writes (dynamolease/,
-// precondition/) and forwards to the backend re-signed.
+// main → serve → app.Build (internal/app) wires proxy.New; a request's
+// path from there is drawn once, in docs/architecture.md ("The request
+// path"), which a test keeps in step with proxy's code.
 package main
 
 import (
@@ -58,7 +58,9 @@ func run(ctx context.Context, args, env []string, stdout, stderr io.Writer) erro
 		}
 		return tableCreate(ctx, args[1:], env, stdout, stderr)
 	case "check-config":
-		return checkConfig(args, env, stdout)
+		return checkConfig(ctx, args, env, stdout)
+	case "probe":
+		return probeCommand(ctx, args, env, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "s3cond", version)
 		return nil
@@ -73,6 +75,7 @@ const usage = `usage:
   s3cond [serve] [--config FILE] [--listen ADDR]   serve the S3 API (embedded development defaults without --config)
   s3cond table create --config FILE                  create the DynamoDB lease table (idempotent); with etcd, check the cluster
   s3cond check-config --config FILE                  validate and print the effective config, secrets masked
+  s3cond probe --bucket B (--config FILE [--backend NAME] | --endpoint URL ...)   measure which conditions the store honours
   s3cond version
 `
 

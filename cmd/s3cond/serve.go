@@ -61,7 +61,7 @@ func serve(ctx context.Context, args, env []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("server.listen: %w", err)
 	}
-	opts := app.ServeOptions{Listener: ln, ShutdownGrace: cfg.Server.ShutdownGrace, Log: log}
+	opts := app.ServeOptions{Listener: ln, ShutdownGrace: cfg.Server.ShutdownGrace, MaxConnections: cfg.Server.MaxConnections, Log: log}
 	// SIGHUP reloads the certificate. Caught even without TLS: its default
 	// action would end the process, a surprise for whoever sent it to reload.
 	hangups := make(chan os.Signal, 1)
@@ -172,7 +172,7 @@ func tableCreate(ctx context.Context, args, env []string, stdout, stderr io.Writ
 	return nil
 }
 
-func checkConfig(args, env []string, stdout io.Writer) error {
+func checkConfig(ctx context.Context, args, env []string, stdout io.Writer) error {
 	f, err := parseFlags("check-config", args, os.Stderr)
 	if err != nil {
 		return err
@@ -185,6 +185,8 @@ func checkConfig(args, env []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = stdout.Write(out)
-	return err
+	if _, err := stdout.Write(out); err != nil {
+		return err
+	}
+	return printStartupProbes(ctx, cfg, stdout)
 }

@@ -54,6 +54,9 @@ type ClusterOptions struct {
 	// DelayLeaseStore, with DynamoDB, routes s3cond's lease table traffic
 	// through a DelayProxy of its own (LeaseDelay).
 	DelayLeaseStore bool
+	// FINHop routes s3cond's backend traffic through a FINHop (in front of
+	// the delay proxy, if both): an abort's reset reaches the store as a FIN.
+	FINHop bool
 	// Serialize is lease.serialize ("" keeps the default, conditional-only).
 	Serialize string
 	// LeaseTimeout overrides lease.timeout (default LeaseTimeout). A lease
@@ -87,14 +90,15 @@ type Cluster struct {
 	// versitygw (nil otherwise), for the tests that stop and restart it.
 	Store   e2e.Store
 	Backend *testservers.VersityGW
-	Delay   *testservers.DelayProxy  // nil unless DelayBackend
+	Delay   *testservers.DelayProxy // nil unless DelayBackend
+	FIN     *testservers.FINHop     // nil unless FINHop
 	// LeaseDelay is the DelayProxy before moto; nil unless DelayLeaseStore.
 	LeaseDelay *testservers.DelayProxy
 	// AdminAddrs[i] is proxy i's admin listener (its /metrics).
 	AdminAddrs []string
-	Moto    *Moto                    // nil unless DynamoDB
-	Etcd    *testservers.EtcdCluster // nil unless ClusterOptions.Etcd
-	Proxies []*testservers.S3cond
+	Moto       *Moto                    // nil unless DynamoDB
+	Etcd       *testservers.EtcdCluster // nil unless ClusterOptions.Etcd
+	Proxies    []*testservers.S3cond
 	// DataDirs[i] is proxy i's data_dir (its embedded lease file is there).
 	DataDirs []string
 	Config   e2e.Config
@@ -117,6 +121,10 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	if opts.DelayBackend {
 		c.Delay = testservers.StartDelayProxy(t, strings.TrimPrefix(c.Store.Endpoint, "http://"))
 		backendEndpoint = c.Delay.Endpoint()
+	}
+	if opts.FINHop {
+		c.FIN = testservers.StartFINHop(t, strings.TrimPrefix(backendEndpoint, "http://"))
+		backendEndpoint = c.FIN.Endpoint()
 	}
 	c.Config = e2e.Config{
 		Server: e2e.ServerConfig{Region: e2e.Region, MaxSkew: "15m"},

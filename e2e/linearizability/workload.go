@@ -35,6 +35,13 @@ type Workload struct {
 	BodySize int
 	// Pace sleeps between a client's operations (default none).
 	Pace time.Duration
+	// AbandonOneIn, if set, makes about one write in this many hang up
+	// half-way through its body (abandon.go): an ambiguous write whose
+	// truncated body the store must not keep.
+	AbandonOneIn int
+	// WholeBodies counts a GET whose body is not BodySize bytes as garbled:
+	// a truncated upload is no value any client wrote.
+	WholeBodies bool
 }
 
 // Counters are what the workload saw that the model does not check.
@@ -239,6 +246,9 @@ func (c *workloadClient) get(key string) (Outcome, string, string) {
 		return OutcomeAmbiguous, "", ""
 	}
 	value, ok := ValueOf(body)
+	if c.w.WholeBodies && len(body) != c.w.BodySize {
+		ok = false
+	}
 	if !ok {
 		c.counters.Garbled.Add(1)
 		value = "garbled:" + string(body)
@@ -265,6 +275,10 @@ func (c *workloadClient) write(in Input, input *s3.PutObjectInput) {
 	input.Body = bytes.NewReader(Body(in.Value, c.w.BodySize))
 	ctx, cancel := c.opContext()
 	defer cancel()
+	if c.w.AbandonOneIn > 0 && c.rnd.IntN(c.w.AbandonOneIn) == 0 {
+		c.finish(pending, in, c.abandonedWrite(ctx, cancel, in.Key, input, Body(in.Value, c.w.BodySize)))
+		return
+	}
 	_, err := c.s3.PutObject(ctx, input)
 	c.finish(pending, in, err)
 }

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -61,7 +60,9 @@ type App struct {
 	// Embedded is the embedded development store, nil with a real backend.
 	// It has no listener: Embedded.HTTPClient reaches it from this process.
 	Embedded *embedded.Server
-	closers  []func(context.Context) error
+	// conditional exposes the start-up probes' verdicts (conditional.go).
+	conditional *conditionalMetrics
+	closers     []func(context.Context) error
 }
 
 // Close stops the embedded store and closes the lease store, in reverse order of opening.
@@ -125,6 +126,8 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		BodyIdleTimeout:    cfg.Server.BodyIdleTimeout,
 		WriteIdleTimeout:   cfg.Server.ResponseWriteIdleTimeout,
 		AnonymousRead:      keyring.AnonymousAllowed,
+		PostFormTimeout:    cfg.Server.PostFormTimeout,
+		MaxUnauthenticated: cfg.Server.MaxUnauthenticatedRequests,
 	})
 	a.Handler = prx
 	// Closers run last-added first: lease releases still running in the
@@ -173,6 +176,10 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if key == "backend" {
 		a.BackendEndpoint = endpoint
 	}
+	native, err := a.conditionalMode(ctx, b, key, creds, log)
+	if err != nil {
+		return nil, nil, err
+	}
 	// The probe shares the connection pool but not the metrics: health
 	// checks are not client traffic.
 	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, b.Region), CheckRedirect: noRedirects}
@@ -185,10 +192,12 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 			Transport:     sigv4.NewResigner(m.InstrumentTransport(backendhttp.NewSpliceTransport(transport)), creds, b.Region),
 			CheckRedirect: noRedirects,
 		},
-		ForwardChecksums:   b.Checksums == config.ChecksumsForward,
-		ForwardPayloadHash: b.PayloadHash == config.PayloadHashForward,
-		NativeConditional:  b.Conditional == config.ConditionalNative,
-		KeyPolicy:          keyPolicy,
+		ForwardChecksums:        b.Checksums == config.ChecksumsForward,
+		ForwardPayloadHash:      b.PayloadHash == config.PayloadHashForward,
+		NativeConditional:       native,
+		FramedConditionalBodies: b.ConditionalBodyFraming == config.BodyFramingAWSChunked,
+		KeyPolicy:               keyPolicy,
+		Identity:                backendIdentity(ctx, creds, log),
 	}, backendProbe(probeClient, u), nil
 }
 
@@ -245,18 +254,37 @@ func credentialsProvider(ctx context.Context, c config.Credentials, region strin
 	}
 }
 
+// backendIdentity names s3cond's principal as stores that name owners by
+// access key (versitygw, the embedded store) write it, so clients see their
+// own identity in its place (proxy/clientidentity.go). A key that cannot
+// be read now (a default chain not ready yet) leaves answers unrewritten.
+func backendIdentity(ctx context.Context, creds aws.CredentialsProvider, log zerolog.Logger) []string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := creds.Retrieve(ctx)
+	if err != nil || v.AccessKeyID == "" {
+		log.Warn().Err(err).Msg("the backend key ID is unknown: owner names in answers are not rewritten")
+		return nil
+	}
+	if v.AccessKeyID == "embedded" {
+		return []string{"s3cond", v.AccessKeyID} // the embedded store's owner name first
+	}
+	return []string{v.AccessKeyID}
+}
+
 // buildLeases opens the lease store and returns the committer on it and the
 // store's readiness probe.
 func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Metrics, log zerolog.Logger) (*dynamolease.Committer, func(context.Context) error, error) {
-	host, _ := os.Hostname()
 	opts := dynamolease.Options{
 		Timeout:          cfg.Lease.Timeout,
 		MaxClockSkewRate: cfg.Lease.MaxClockSkewRate,
 		PollInterval:     cfg.Lease.PollInterval,
 		TTL:              cfg.Lease.TTL,
 		WaitBudget:       cfg.Lease.WaitBudget,
-		Owner:            host + ":" + strconv.Itoa(os.Getpid()),
-		Observer:         m,
+		// host:pid for people reading the table; the committer adds the
+		// random token that makes it this process's alone.
+		Owner:    dynamolease.DefaultOwner(),
+		Observer: m,
 	}
 	var table dynamolease.Table
 	switch cfg.Lease.Store {

@@ -36,7 +36,10 @@ type ServeOptions struct {
 	TLS *tls.Config
 	// ShutdownGrace is how long requests in flight may run once ctx ends.
 	ShutdownGrace time.Duration
-	Log           zerolog.Logger
+	// MaxConnections caps the open client connections (frontconn's
+	// CappedListener); 0: frontconn.DefaultMaxConnections.
+	MaxConnections int
+	Log            zerolog.Logger
 }
 
 // Serve serves a until ctx ends, then shuts down gracefully: the listeners
@@ -46,9 +49,10 @@ type ServeOptions struct {
 // the App. Serve returns an error only when a listener fails.
 func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 	// Request contexts derive from requestsCtx, so cancelling it after the
-	// grace reaches every handler still running.
-	requestsCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelRequests()
+	// grace reaches every handler still running; its cause tells them
+	// from requests whose clients hung up (proxy.StatusClientClosedRequest).
+	requestsCtx, cancelRequests := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelRequests(proxy.ErrShuttingDown)
 	var inFlight atomic.Int64
 	srv := &http.Server{
 		Handler:           countInFlight(a.Handler, &inFlight),
@@ -62,14 +66,17 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 		ErrorLog:       stdlog.New(debugWriter{o.Log.With().Str("component", "http-server").Logger()}, "", 0),
 	}
 	errc := make(chan error, 2)
+	// The cap sits under TLS too: a connection past it costs a handshake
+	// and a 503, never more than frontconn.RefusalDeadline.
+	capped := frontconn.NewCappedListener(o.Listener, o.MaxConnections)
 	if o.TLS != nil {
 		srv.TLSConfig = o.TLS
 		// S3 clients speak HTTP/1.1; an empty map keeps HTTP/2 off, whose
 		// stream resets and flow control the body hold-back was not built for.
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
-		go func() { errc <- fmt.Errorf("serve HTTPS: %w", srv.ServeTLS(o.Listener, "", "")) }()
+		go func() { errc <- fmt.Errorf("serve HTTPS: %w", srv.ServeTLS(capped, "", "")) }()
 	} else {
-		go func() { errc <- fmt.Errorf("serve: %w", srv.Serve(frontconn.Listener{Listener: o.Listener})) }()
+		go func() { errc <- fmt.Errorf("serve: %w", srv.Serve(capped)) }()
 	}
 	var adminSrv *http.Server
 	if o.AdminListener != nil {
@@ -106,7 +113,7 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	o.Log.Warn().Int64("in_flight", inFlight.Load()).
 		Msg("grace period over: cancelling the requests still in flight")
-	cancelRequests()
+	cancelRequests(proxy.ErrShuttingDown)
 	_ = srv.Close() // unblocks handlers waiting on a client's body
 	if !waitIdle(&inFlight, drainTimeout) {
 		o.Log.Error().Int64("in_flight", inFlight.Load()).

@@ -38,8 +38,14 @@ const (
 	PayloadHashUnsigned = "unsigned"
 	PayloadHashForward  = "forward"
 
+	BodyFramingNone       = "none"
+	BodyFramingAWSChunked = "aws-chunked"
+
 	ConditionalLease  = "lease"
 	ConditionalNative = "native"
+	// ConditionalAuto probes the store at start-up: native when every
+	// conditional write is, lease otherwise.
+	ConditionalAuto = "auto"
 
 	KeyPolicyStrict    = "strict"
 	KeyPolicyNormalize = "normalize"
@@ -93,7 +99,16 @@ type Server struct {
 	// ResponseWriteIdleTimeout is how long a write of a response may make
 	// no progress (a client that stopped reading) before the connection is cut.
 	ResponseWriteIdleTimeout time.Duration `yaml:"response_write_idle_timeout"`
-	TLS                      TLS           `yaml:"tls"`
+	// MaxConnections caps the open client connections; past it a new one
+	// is answered 503 SlowDown and closed (internal/frontconn).
+	MaxConnections int `yaml:"max_connections"`
+	// MaxUnauthenticatedRequests caps the requests in flight that have not
+	// yet passed signature or POST-policy verification; past it, 503 SlowDown.
+	MaxUnauthenticatedRequests int `yaml:"max_unauthenticated_requests"`
+	// PostFormTimeout bounds, in total, the reading of a POST Object form's
+	// fields, which happens before anything is authenticated.
+	PostFormTimeout time.Duration `yaml:"post_form_timeout"`
+	TLS             TLS           `yaml:"tls"`
 }
 
 // TLS serves the S3 API over HTTPS when both files are set. The pair is read
@@ -126,12 +141,27 @@ type Backend struct {
 	// whose hex SHA-256 the client signed and s3cond verified.
 	PayloadHash string `yaml:"payload_hash"`
 	Conditional string `yaml:"conditional"`
+	// ConditionalBodyFraming says how a leased PutObject's body travels to
+	// the store: "aws-chunked" finishes the stream only once the write may
+	// land, so an abort needs no TCP reset to reach the store.
+	ConditionalBodyFraming string `yaml:"conditional_body_framing"`
+	// ProbeBucket is the backend bucket the start-up probe writes its
+	// scratch prefix in (conditional auto, and native unless NativeUnverified).
+	ProbeBucket string `yaml:"probe_bucket"`
+	// NativeUnverified trusts conditional: native without probing the store.
+	// Dangerous: a store that ignores or races conditions then loses writes.
+	NativeUnverified bool `yaml:"native_unverified"`
 	// KeyPolicy says which object keys may reach the store: strict,
 	// normalize or opaque (proxy.KeyPolicy).
 	KeyPolicy string `yaml:"key_policy"`
 	// Buckets maps a client bucket name to the backend bucket name.
 	Buckets map[string]string `yaml:"buckets"`
 	Pool    Pool              `yaml:"pool"`
+}
+
+// Probes reports whether s3cond probes this backend at start-up.
+func (b Backend) Probes() bool {
+	return b.Conditional == ConditionalAuto || b.Conditional == ConditionalNative && !b.NativeUnverified
 }
 
 // Pool tunes the HTTP connections to the backend.
@@ -244,8 +274,11 @@ func Default() *Config {
 			MaxSkew:       15 * time.Minute,
 			ShutdownGrace: 30 * time.Second,
 			// S3's own: about 20 s without a byte of the body.
-			BodyIdleTimeout:          20 * time.Second,
-			ResponseWriteIdleTimeout: 60 * time.Second,
+			BodyIdleTimeout:            20 * time.Second,
+			ResponseWriteIdleTimeout:   60 * time.Second,
+			MaxConnections:             4096,
+			MaxUnauthenticatedRequests: 256,
+			PostFormTimeout:            30 * time.Second,
 		},
 		DataDir: "./s3cond-data",
 		Backend: Backend{
@@ -262,7 +295,10 @@ func Default() *Config {
 			Checksums:   ChecksumsForward,
 			PayloadHash: PayloadHashUnsigned,
 			Conditional: ConditionalLease,
-			KeyPolicy:   KeyPolicyStrict,
+			// Off until a store is known to refuse an unfinished aws-chunked
+			// stream (versitygw v1.8.0 does); issue 24's probe may set it.
+			ConditionalBodyFraming: BodyFramingNone,
+			KeyPolicy:              KeyPolicyStrict,
 			Pool: Pool{
 				MaxIdleConnsPerHost: 256,
 				IdleConnTimeout:     90 * time.Second,
@@ -335,6 +371,9 @@ func namedBackendDefaults(b Backend) Backend {
 	}
 	if b.Conditional == "" {
 		b.Conditional = d.Conditional
+	}
+	if b.ConditionalBodyFraming == "" {
+		b.ConditionalBodyFraming = d.ConditionalBodyFraming
 	}
 	if b.KeyPolicy == "" {
 		b.KeyPolicy = d.KeyPolicy

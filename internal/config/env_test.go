@@ -109,6 +109,8 @@ func TestEveryKeyIsOverridableFromTheEnvironment(t *testing.T) {
 				text, value = "2.5", 2.5
 			case reflect.Int:
 				text, value = "42", 42
+			case reflect.Bool:
+				text, value = "true", true
 			case reflect.String:
 				text, value = "value-of-"+leaf.key, "value-of-"+leaf.key
 			default:

@@ -34,6 +34,12 @@ func setScalar(v reflect.Value, text string) error {
 			return fmt.Errorf("%q is not a whole number", text)
 		}
 		v.SetInt(n)
+	case v.Kind() == reflect.Bool:
+		b, err := strconv.ParseBool(strings.TrimSpace(text))
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", text)
+		}
+		v.SetBool(b)
 	case v.Kind() == reflect.Float64:
 		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
@@ -54,7 +60,7 @@ func isLeaf(t reflect.Type) bool {
 	switch {
 	case t == durationType, t == stringsType, t == stringMapType:
 		return true
-	case t.Kind() == reflect.String, t.Kind() == reflect.Float64, t.Kind() == reflect.Int:
+	case t.Kind() == reflect.String, t.Kind() == reflect.Float64, t.Kind() == reflect.Int, t.Kind() == reflect.Bool:
 		return true
 	}
 	return false

@@ -217,6 +217,7 @@ backends:
     endpoint: https://s3.eu-west-1.amazonaws.com
     region: eu-west-1
     conditional: native
+    probe_bucket: prod-ledger
     buckets:
       ledger: prod-ledger
 `))
@@ -231,5 +232,16 @@ backends:
 	}
 	if aws.Name != "aws" || aws.Buckets["ledger"] != "prod-ledger" {
 		t.Fatalf("backend %q maps ledger to %q", aws.Name, aws.Buckets["ledger"])
+	}
+}
+
+func TestEmbeddedBackendRefusesFramedBodies(t *testing.T) {
+	// gofakes3 would keep the aws-chunked framing as the object's content.
+	_, err := Load("", append(testEnv, "S3COND_BACKEND_CONDITIONAL_BODY_FRAMING=aws-chunked"))
+	if err == nil || !strings.Contains(err.Error(), "backend.conditional_body_framing") {
+		t.Fatalf("err = %v, want a refusal naming backend.conditional_body_framing", err)
+	}
+	if _, err := Load("", append(testEnv, "S3COND_BACKEND_CONDITIONAL_BODY_FRAMING=none")); err != nil {
+		t.Fatalf("framing none on the embedded backend: %v", err)
 	}
 }

@@ -68,6 +68,15 @@ func (c *Config) validateServer() error {
 	if s.ResponseWriteIdleTimeout <= 0 {
 		return keyError("server.response_write_idle_timeout", "must be > 0: a client that stops reading would hold its sockets forever")
 	}
+	if s.MaxConnections <= 0 {
+		return keyError("server.max_connections", "must be > 0: without a cap, idle connections exhaust memory and file descriptors")
+	}
+	if s.MaxUnauthenticatedRequests <= 0 {
+		return keyError("server.max_unauthenticated_requests", "must be > 0: without a cap, anonymous requests exhaust memory")
+	}
+	if s.PostFormTimeout <= 0 {
+		return keyError("server.post_form_timeout", "must be > 0: an anonymous form that trickles in would hold its connection forever")
+	}
 	// Half a pair would silently serve plain HTTP where HTTPS was meant.
 	if s.TLS.CertFile == "" && s.TLS.KeyFile != "" {
 		return keyError("server.tls.cert_file", "must be set when server.tls.key_file is")
@@ -186,8 +195,13 @@ func validateOneBackend(b Backend, prefix string) error {
 		if b.Addressing == AddressingVirtual {
 			return keyError(prefix+".addressing", "the embedded backend supports only path")
 		}
-		if b.Conditional == ConditionalNative {
+		if b.Conditional == ConditionalNative || b.Conditional == ConditionalAuto {
 			return keyError(prefix+".conditional", "the embedded backend needs lease: it ignores conditions on CopyObject and CompleteMultipartUpload")
+		}
+		if b.ConditionalBodyFraming == BodyFramingAWSChunked {
+			// gofakes3 does not decode STREAMING-UNSIGNED-PAYLOAD-TRAILER: it
+			// would store the framing as the object's bytes.
+			return keyError(prefix+".conditional_body_framing", "the embedded backend supports only none: it does not read aws-chunked uploads")
 		}
 	case BackendS3:
 		if err := validateURL(b.Endpoint); err != nil {
@@ -211,7 +225,10 @@ func validateOneBackend(b Backend, prefix string) error {
 	if err := oneOf(prefix+".payload_hash", b.PayloadHash, PayloadHashUnsigned, PayloadHashForward); err != nil {
 		return err
 	}
-	if err := oneOf(prefix+".conditional", b.Conditional, ConditionalLease, ConditionalNative); err != nil {
+	if err := oneOf(prefix+".conditional_body_framing", b.ConditionalBodyFraming, BodyFramingNone, BodyFramingAWSChunked); err != nil {
+		return err
+	}
+	if err := validateConditional(b, prefix); err != nil {
 		return err
 	}
 	if err := oneOf(prefix+".key_policy", b.KeyPolicy, KeyPolicyStrict, KeyPolicyNormalize, KeyPolicyOpaque); err != nil {
@@ -492,6 +509,21 @@ func validateKeyFormat(d DynamoDB) error {
 		}
 	default:
 		return keyError("lease.dynamodb.key_format", "must be %s or %s, not %q", KeyFormatBucketKey, KeyFormatArrowRS, d.KeyFormat)
+	}
+	return nil
+}
+
+// validateConditional checks backend.conditional and what it needs: a
+// probe bucket whenever the store is probed at start-up.
+func validateConditional(b Backend, prefix string) error {
+	if err := oneOf(prefix+".conditional", b.Conditional, ConditionalLease, ConditionalNative, ConditionalAuto); err != nil {
+		return err
+	}
+	if b.NativeUnverified && b.Conditional != ConditionalNative {
+		return keyError(prefix+".native_unverified", "is set, but %s.conditional is %s, not native", prefix, b.Conditional)
+	}
+	if b.Probes() && !IsBucketName(b.ProbeBucket) {
+		return keyError(prefix+".probe_bucket", "must name a backend bucket the start-up probe may write a scratch prefix in (conditional %s probes the store; %q is not a bucket name)", b.Conditional, b.ProbeBucket)
 	}
 	return nil
 }

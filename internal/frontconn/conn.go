@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 )
 
 // MaxHeld bounds what a connection holds back: an answer that grows past
@@ -26,6 +27,13 @@ type Conn struct {
 	*net.TCPConn
 	mu   sync.Mutex
 	held *[]byte // nil unless holding
+	// release gives a CappedListener's slot back on Close (cap.go).
+	release     func()
+	releaseOnce sync.Once
+	// refused marks a connection accepted past the cap; its deadlines
+	// never pass hardDeadline.
+	refused      bool
+	hardDeadline time.Time
 }
 
 // Write sends p, or appends it to the held bytes while holding.
@@ -115,7 +123,7 @@ func NewContext(ctx context.Context, c net.Conn) context.Context {
 	if fc, ok := c.(*Conn); ok {
 		return context.WithValue(ctx, connKey{}, fc)
 	}
-	return ctx
+	return refusedTLS(ctx, c)
 }
 
 // FromContext returns the request's connection, or nil when it cannot hold

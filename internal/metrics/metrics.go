@@ -81,6 +81,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		m.leaseStoreDuration, m.leaseStoreErrors, m.backendDuration, m.backendErrors,
 	)
 	m.leasedWrites = newLeasedWriteMetrics(reg)
+	m.createZeroSeries()
 	m.requestSeries = newChildCache(m.newRequestSeries)
 	m.backendDurations = newChildCache(func(method string) prometheus.Observer {
 		return m.backendDuration.WithLabelValues(method)
@@ -101,7 +102,7 @@ func New(reg prometheus.Registerer) *Metrics {
 func (m *Metrics) defineRequestMetrics() {
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "requests_total",
-		Help: "S3 requests answered, by operation and HTTP status.",
+		Help: "S3 requests answered, by operation and HTTP status (499: the client hung up before the answer was complete).",
 	}, []string{"operation", "status"})
 	m.requestDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: namespace, Name: "request_duration_seconds",
@@ -118,7 +119,7 @@ func (m *Metrics) defineRequestMetrics() {
 	}, []string{"operation"})
 	m.conditional = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "conditional_writes_total",
-		Help: "Conditional (and strict-mode) writes by operation and outcome: committed, precondition_failed (412), no_such_key (404), conflict (409), not_implemented (501), unavailable (503), error (anything else).",
+		Help: "Conditional (and strict-mode) writes by operation and outcome: committed, precondition_failed (412), no_such_key (404), conflict (409), not_implemented (501), unavailable (503), client_closed (499: the client hung up), error (anything else).",
 	}, []string{"operation", "outcome"})
 	m.signatureFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "signature_failures_total",

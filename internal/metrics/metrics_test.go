@@ -119,14 +119,17 @@ func TestObserveRequestLeavesUnconditionalWritesOutOfConditionalOutcomes(t *test
 	m := New(prometheus.NewRegistry())
 	m.ObserveRequest(proxy.RequestRecord{Operation: "PutObject", Status: 200, BytesIn: 10})
 	m.ObserveRequest(proxy.RequestRecord{Operation: "PutObject", Status: 409, ConditionalOutcome: "conflict"})
-	if got := testutil.CollectAndCount(m.conditional); got != 1 {
-		t.Errorf("conditional series = %d, want only the conflict", got)
+	if got := sumOf(t, m.conditional); got != 1 {
+		t.Errorf("conditional writes counted = %v, want only the conflict", got)
+	}
+	if got := testutil.ToFloat64(m.conditional.WithLabelValues("PutObject", "conflict")); got != 1 {
+		t.Errorf("conflicts = %v, want 1", got)
 	}
 	if got := testutil.ToFloat64(m.bytesIn.WithLabelValues("PutObject")); got != 10 {
 		t.Errorf("bytes in = %v", got)
 	}
-	if got := testutil.CollectAndCount(m.signatureFailures); got != 0 {
-		t.Errorf("signature failure series without a failure: %d", got)
+	if got := sumOf(t, m.signatureFailures); got != 0 {
+		t.Errorf("signature failures counted without a failure: %v", got)
 	}
 }
 

@@ -69,7 +69,14 @@ func StartEtcdClusterOf(t testing.TB, n int) *EtcdCluster {
 	return startEtcdCluster(t, n, nil)
 }
 
-func startEtcdCluster(t testing.TB, n int, certs *EtcdCerts) *EtcdCluster {
+// StartEtcdClusterWithFlags starts a cluster of n members, each also given
+// flags (for example --auth-token-ttl).
+func StartEtcdClusterWithFlags(t testing.TB, n int, flags ...string) *EtcdCluster {
+	t.Helper()
+	return startEtcdCluster(t, n, nil, flags...)
+}
+
+func startEtcdCluster(t testing.TB, n int, certs *EtcdCerts, flags ...string) *EtcdCluster {
 	t.Helper()
 	c := &EtcdCluster{certs: certs}
 	clientScheme := "http://"
@@ -93,6 +100,7 @@ func startEtcdCluster(t testing.TB, n int, certs *EtcdCerts) *EtcdCluster {
 	token := fmt.Sprintf("s3cond-test-%d", time.Now().UnixNano())
 	for _, m := range c.Members {
 		m.spec = etcdSpec(m, strings.Join(initial, ","), token, certs)
+		m.spec.Args = append(m.spec.Args, flags...)
 	}
 	// All at once: a member waits for the others before it elects a leader.
 	errs := make(chan error, n)

@@ -64,6 +64,8 @@ func find(t testing.TB, program string) (string, error) {
 		return dir, nil
 	case "versitygw":
 		return VersityGWPath()
+	case "rclone-serve-s3":
+		return RcloneS3Path()
 	case "s3rver":
 		if _, err := exec.LookPath("node"); err != nil {
 			return "", err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,8 @@ type S3cond struct {
 	Process    *Process
 	bin        string
 	env        []string
+	// wrap, when set, is a command line s3cond runs under (namespace.go).
+	wrap []string
 }
 
 // s3condBuild builds the binary once per test binary: every test that starts
@@ -117,12 +120,17 @@ func moduleRoot() (string, error) {
 // it as S3COND_SERVER_LISTEN.
 func StartS3cond(t testing.TB, configYAML string, env ...string) *S3cond {
 	t.Helper()
-	return StartS3condBinary(t, BuildS3cond(t), configYAML, env...)
+	return startS3condUnder(t, BuildS3cond(t), nil, configYAML, env...)
 }
 
 // StartS3condBinary is StartS3cond with the s3cond binary bin (from
 // BuildS3condTagged).
 func StartS3condBinary(t testing.TB, bin, configYAML string, env ...string) *S3cond {
+	t.Helper()
+	return startS3condUnder(t, bin, nil, configYAML, env...)
+}
+
+func startS3condUnder(t testing.TB, bin string, wrap []string, configYAML string, env ...string) *S3cond {
 	t.Helper()
 	// Several processes run side by side: each takes a free admin port
 	// (the default 127.0.0.1:9001 would let only one start). The caller's
@@ -142,7 +150,7 @@ func StartS3condBinary(t testing.TB, bin, configYAML string, env ...string) *S3c
 		env = append(env, "S3COND_SERVER_LISTEN="+listen)
 	}
 	s := &S3cond{Addr: listen, Endpoint: "http://" + listen, ConfigPath: configPath, Dir: dir,
-		bin: bin, env: env}
+		bin: bin, env: env, wrap: wrap}
 	s.Process = s.start(t)
 	return s
 }
@@ -164,7 +172,11 @@ func (s *S3cond) start(t testing.TB) *Process {
 	if s.ConfigPath != "" {
 		args = []string{"serve", "--config", s.ConfigPath}
 	}
-	return Start(t, Spec{Name: "s3cond", Path: s.bin, Args: args, Env: s.env, Dir: s.Dir, Addr: s.Addr,
+	path := s.bin
+	if len(s.wrap) > 0 {
+		path, args = s.wrap[0], append(append(slices.Clone(s.wrap[1:]), s.bin), args...)
+	}
+	return Start(t, Spec{Name: "s3cond", Path: path, Args: args, Env: s.env, Dir: s.Dir, Addr: s.Addr,
 		Wait: 20 * time.Second})
 }
 

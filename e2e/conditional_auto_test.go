@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/s3cond/s3cond/internal/testservers"
+)
+
+// autoConfig is an s3cond config in front of a store with the given
+// backend.conditional, probing in bucket.
+func autoConfig(endpoint string, cred Credentials, conditional, bucket string) string {
+	return fmt.Sprintf(`backend:
+  type: s3
+  endpoint: %s
+  credentials:
+    source: static
+    access_key_id: %s
+    secret_access_key: %s
+  conditional: %s
+  probe_bucket: %s
+keys:
+  - access_key_id: client
+    secret: client-secret
+    buckets: ["*"]
+    access: read-write
+`, endpoint, cred.AccessKey, cred.Secret, conditional, bucket)
+}
+
+// requireLogged checks that the process logged every want (the start-up probe
+// logs before the listener opens, so it is there once StartS3cond returns).
+func requireLogged(t *testing.T, s *testservers.S3cond, want ...string) {
+	t.Helper()
+	out := s.Process.Output()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("start-up log lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+var faultyCred = Credentials{"faultykey", "faultysecret"}
+
+// TestAutoPicksLeaseForRacyStore: a store that checks with a HEAD and then
+// writes is right one request at a time; the probe's race finds it out.
+func TestAutoPicksLeaseForRacyStore(t *testing.T) {
+	endpoint := testservers.StartFaultyStore(t, testservers.NewHeadThenPutStore)
+	s := testservers.StartS3cond(t, autoConfig(endpoint, faultyCred, "auto", testservers.FaultyStoreBucket))
+	requireLogged(t, s, "conditional writes: lease", "not_native=put_if_none_match", "verdict=racy")
+}
+
+// TestAutoPicksLeaseForPartialStore: conditions on PutObject, none on DeleteObject.
+func TestAutoPicksLeaseForPartialStore(t *testing.T) {
+	endpoint := testservers.StartFaultyStore(t, testservers.NewPutOnlyStore)
+	s := testservers.StartS3cond(t, autoConfig(endpoint, faultyCred, "auto", testservers.FaultyStoreBucket))
+	requireLogged(t, s, "conditional writes: lease", "capability=delete_if_match", "verdict=ignored")
+}
+
+// TestAutoOnVersityGW: versitygw v1.8.0 races right on PutObject and
+// CompleteMultipartUpload but ignores conditions on CopyObject, and native
+// mode would forward a conditional CopyObject unguarded: auto picks lease.
+func TestAutoOnVersityGW(t *testing.T) {
+	v := testservers.StartVersityGW(t)
+	cred := Credentials{v.AccessKey, v.Secret}
+	CreateBucket(t, NewS3Client(v.Endpoint, cred, nil), probeBucket)
+	s := testservers.StartS3cond(t, autoConfig(v.Endpoint, cred, "auto", probeBucket))
+	requireLogged(t, s, "conditional writes: lease", "not_native=copy_if_none_match")
+	resp, err := http.Get(s.Endpoint + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
+// TestNativeRefusesRacyStore: an explicit native on a store whose
+// conditions race refuses to start, in one line naming the capability.
+func TestNativeRefusesRacyStore(t *testing.T) {
+	endpoint := testservers.StartFaultyStore(t, testservers.NewHeadThenPutStore)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s3cond.yaml")
+	if err := os.WriteFile(path, []byte(autoConfig(endpoint, faultyCred, "native", testservers.FaultyStoreBucket)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testservers.BuildS3cond(t), "serve", "--config", path)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "S3COND_SERVER_LISTEN="+testservers.FreeAddr(t), "S3COND_ADMIN_LISTEN=127.0.0.1:0")
+	out, err := cmd.CombinedOutput()
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("s3cond with conditional: native on a racy store: %v, want it to refuse to start\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "s3cond: backend.conditional: native, but the store's put_if_none_match is racy") {
+		t.Errorf("last line %q, want the refusal naming put_if_none_match", last)
+	}
+}

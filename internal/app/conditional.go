@@ -1,0 +1,95 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/probe"
+)
+
+// startupProbeTimeout bounds the start-up probe of one backend: s3cond
+// serves nothing (and /readyz does not answer) until it is done.
+const startupProbeTimeout = probe.DefaultTimeout
+
+// conditionalMetrics expose what the start-up probe found and the mode
+// chosen, per backend.
+type conditionalMetrics struct {
+	capability *prometheus.GaugeVec
+	mode       *prometheus.GaugeVec
+}
+
+func newConditionalMetrics(reg prometheus.Registerer) *conditionalMetrics {
+	m := &conditionalMetrics{
+		capability: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "s3cond_backend_capability",
+			Help: "1 for the verdict the start-up probe gave each conditional capability of a backend (s3cond probe).",
+		}, []string{"backend", "capability", "verdict"}),
+		mode: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "s3cond_backend_conditional_mode",
+			Help: "1 for the mode s3cond serves conditional writes of a backend with (lease or native), and the configured setting.",
+		}, []string{"backend", "configured", "mode"}),
+	}
+	reg.MustRegister(m.capability, m.mode)
+	return m
+}
+
+// conditionalMode decides whether the backend's conditional writes are
+// forwarded natively: lease and unverified native as configured; auto and
+// native after a probe of the store. A native store the probe finds
+// wanting is an error naming the capability.
+func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, err error) {
+	if a.conditional == nil {
+		a.conditional = newConditionalMetrics(a.Registry)
+	}
+	m := a.conditional
+	defer func() {
+		if err == nil {
+			mode := config.ConditionalLease
+			if native {
+				mode = config.ConditionalNative
+			}
+			m.mode.WithLabelValues(b.Name, b.Conditional, mode).Set(1)
+		}
+	}()
+	if !b.Probes() {
+		return b.Conditional == config.ConditionalNative, nil
+	}
+	rep, err := probe.Run(ctx, probe.Options{
+		Endpoint:    b.Endpoint,
+		Region:      b.Region,
+		PathStyle:   b.Addressing != config.AddressingVirtual,
+		Credentials: creds,
+		Bucket:      b.ProbeBucket,
+		Timeout:     startupProbeTimeout,
+		NewHTTPClient: func() *http.Client {
+			return &http.Client{Transport: backendTransport(b.Pool), CheckRedirect: noRedirects}
+		},
+	})
+	if err != nil {
+		return false, fmt.Errorf("%s: probe the store: %w", key, err)
+	}
+	for _, name := range probe.AllCapabilities {
+		r := rep.Capabilities[name]
+		m.capability.WithLabelValues(b.Name, name, string(r.Verdict)).Set(1)
+		log.Info().Str("backend", b.Name).Str("capability", name).Str("verdict", string(r.Verdict)).Str("evidence", r.Detail).Msg("probed the store")
+	}
+	wanting := probe.FirstWanting(rep.Capabilities)
+	if b.Conditional == config.ConditionalNative && wanting != "" {
+		r := rep.Capabilities[wanting]
+		return false, fmt.Errorf("%s.conditional: native, but the store's %s is %s (%s); use auto or lease, or set %s.native_unverified: true (dangerous: writes can be lost)",
+			key, wanting, r.Verdict, r.Detail, key)
+	}
+	native = wanting == ""
+	ev := log.Info().Str("backend", b.Name).Str("configured", b.Conditional).Bool("native", native)
+	if wanting != "" {
+		ev = ev.Str("not_native", wanting)
+	}
+	ev.Msg("conditional writes: " + map[bool]string{true: "native", false: "lease"}[native])
+	return native, nil
+}

@@ -1,0 +1,76 @@
+package probe
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+)
+
+// deleteSeeded seeds a key and deletes it with the condition edit makes
+// from its ETag. A 2xx that left the object in place counts as the
+// condition honoured with the wrong status, not as ignored.
+func deleteSeeded(edit func(in *s3.DeleteObjectInput, etag string)) func(ctx context.Context, s *store) (outcome, error) {
+	return func(ctx context.Context, s *store) (outcome, error) {
+		key := s.key("delete")
+		etag, err := s.seed(ctx, key, "old")
+		if err != nil {
+			return outcome{}, err
+		}
+		return s.deleteObject(ctx, key, func(in *s3.DeleteObjectInput) { edit(in, etag) }), nil
+	}
+}
+
+func deleteIfMatchCases() []probeCase {
+	longAgo := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	return []probeCase{
+		{name: "ETag that matches", want: []int{204}, run: deleteSeeded(func(in *s3.DeleteObjectInput, e string) { in.IfMatch = aws.String(e) })},
+		{name: "ETag that does not match", want: []int{412}, run: deleteSeeded(func(in *s3.DeleteObjectInput, _ string) { in.IfMatch = aws.String(staleETag) })},
+		{name: "x-amz-if-match-size that does not match", want: []int{412}, run: deleteSeeded(func(in *s3.DeleteObjectInput, _ string) { in.IfMatchSize = aws.Int64(999999) })},
+		{name: "x-amz-if-match-last-modified-time that does not match", want: []int{412}, run: deleteSeeded(func(in *s3.DeleteObjectInput, _ string) {
+			in.IfMatchLastModifiedTime = aws.Time(longAgo)
+		})},
+	}
+}
+
+// deleteEntry deletes one seeded key through DeleteObjects with the entry
+// ETag etagFor makes; the outcome is 204 when the key is gone, 412 when it
+// is still there and the entry reported PreconditionFailed.
+func deleteEntry(etagFor func(string) string) func(ctx context.Context, s *store) (outcome, error) {
+	return func(ctx context.Context, s *store) (outcome, error) {
+		key := s.key("delete-entry")
+		etag, err := s.seed(ctx, key, "old")
+		if err != nil {
+			return outcome{}, err
+		}
+		out, err := s.c().DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: &s.bucket, Delete: &types.Delete{
+			Objects: []types.ObjectIdentifier{{Key: &key, ETag: aws.String(etagFor(etag))}},
+		}})
+		if err != nil {
+			return answered(0, nil, err), nil
+		}
+		present, err := s.exists(ctx, key)
+		if err != nil {
+			return outcome{}, err
+		}
+		if !present {
+			return outcome{status: 204}, nil
+		}
+		if len(out.Errors) == 0 {
+			return outcome{status: 200, code: "reported deleted, still there"}, nil
+		}
+		if code := aws.ToString(out.Errors[0].Code); code != "PreconditionFailed" {
+			return outcome{status: 400, code: code}, nil
+		}
+		return outcome{status: 412, code: "PreconditionFailed"}, nil
+	}
+}
+
+func deleteObjectsCases() []probeCase {
+	return []probeCase{
+		{name: "entry ETag that matches", want: []int{204}, run: deleteEntry(func(e string) string { return e })},
+		{name: "entry ETag that does not match", want: []int{412}, run: deleteEntry(func(string) string { return staleETag })},
+	}
+}

@@ -1,0 +1,184 @@
+// Package probe measures which S3 conditions a store honours: for each
+// capability (PutObject If-None-Match: *, If-Match, CopyObject, Complete-
+// MultipartUpload, DeleteObject, DeleteObjects, read and copy-source
+// conditions) it runs sequential cases and, where the capability guards a
+// write, races of writers released together across two connection pools.
+// It writes only under a scratch prefix it removes afterwards. `s3cond probe`
+// prints its Report; backend.conditional: auto decides from it.
+package probe
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+)
+
+// Verdict is what the probe concluded about one capability.
+type Verdict string
+
+// The verdicts, from best to worst for a store that claims the capability.
+const (
+	// Native: right sequentially and under races.
+	Native Verdict = "native"
+	// Racy: right sequentially, more than one winner under a race.
+	Racy Verdict = "racy"
+	// Ignored: the header is accepted and the operation happens anyway.
+	Ignored Verdict = "ignored"
+	// Refused: 501, or 400 NotImplemented / InvalidArgument / InvalidRequest.
+	Refused Verdict = "refused"
+	// Partial: some cases right, others not (Detail names them).
+	Partial Verdict = "partial"
+	// Error: the probe could not measure (network, setup failure).
+	Error Verdict = "error"
+)
+
+// Capability names, in the order reported.
+const (
+	PutIfNoneMatch      = "put_if_none_match"
+	PutIfMatch          = "put_if_match"
+	CopyIfNoneMatch     = "copy_if_none_match"
+	CopyIfMatch         = "copy_if_match"
+	CompleteIfNoneMatch = "complete_if_none_match"
+	CompleteIfMatch     = "complete_if_match"
+	DeleteIfMatch       = "delete_if_match"
+	DeleteObjectsETag   = "delete_objects_etag"
+	ReadConditions      = "read_conditions"
+	CopySourceCondition = "copy_source_conditions"
+)
+
+// WriteCapabilities are the conditional writes s3cond serves: native mode
+// forwards all of them, so a store is native only if every one is.
+var WriteCapabilities = []string{
+	PutIfNoneMatch, PutIfMatch, CopyIfNoneMatch, CopyIfMatch,
+	CompleteIfNoneMatch, CompleteIfMatch, DeleteIfMatch, DeleteObjectsETag,
+}
+
+// AllCapabilities is every capability, in report order.
+var AllCapabilities = append(append([]string(nil), WriteCapabilities...), ReadConditions, CopySourceCondition)
+
+// Result is the verdict on one capability and the evidence for it.
+type Result struct {
+	Verdict Verdict `json:"verdict"`
+	Detail  string  `json:"detail"`
+}
+
+// Report is the whole measurement. Recommendation is "native" only when
+// every write capability is native.
+type Report struct {
+	Capabilities   map[string]Result `json:"capabilities"`
+	Recommendation string            `json:"recommendation"`
+}
+
+// Recommendations.
+const (
+	RecommendNative = "native"
+	RecommendLease  = "lease"
+)
+
+// Options say where and how hard to probe.
+type Options struct {
+	Endpoint    string
+	Region      string
+	AccessKeyID string
+	SecretKey   string
+	PathStyle   bool
+	// Credentials, when set, are used instead of AccessKeyID and SecretKey.
+	Credentials aws.CredentialsProvider
+	Bucket      string
+	// Prefix is the scratch prefix; a random one under "s3cond-probe-" when empty.
+	Prefix string
+	// Writers race per round (at least 2), Rounds rounds per race.
+	Writers int
+	Rounds  int
+	// Timeout bounds the whole probe, cleanup excluded.
+	Timeout time.Duration
+	// NewHTTPClient makes one connection pool; it is called twice so racing
+	// writers use two. Nil: a fresh http.Transport each time.
+	NewHTTPClient func() *http.Client
+}
+
+// Defaults for Options left zero.
+const (
+	DefaultWriters = 8
+	DefaultRounds  = 5
+	DefaultTimeout = 60 * time.Second
+	cleanupTimeout = 20 * time.Second
+)
+
+func (o Options) withDefaults() Options {
+	if o.Writers < 2 {
+		o.Writers = DefaultWriters
+	}
+	if o.Rounds < 1 {
+		o.Rounds = DefaultRounds
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Region == "" {
+		o.Region = "us-east-1"
+	}
+	if o.Prefix == "" {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		o.Prefix = "s3cond-probe-" + hex.EncodeToString(b) + "/"
+	}
+	if o.NewHTTPClient == nil {
+		o.NewHTTPClient = func() *http.Client {
+			return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		}
+	}
+	return o
+}
+
+// Run probes the store. It returns an error only when it could not start
+// (bad options); a capability it could not measure has the Error verdict.
+func Run(ctx context.Context, opts Options) (Report, error) {
+	opts = opts.withDefaults()
+	if opts.Bucket == "" {
+		return Report{}, fmt.Errorf("probe: a bucket is required")
+	}
+	if opts.Endpoint == "" {
+		return Report{}, fmt.Errorf("probe: an endpoint is required")
+	}
+	s := newStore(opts)
+	runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	defer func() {
+		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		defer cancelClean()
+		s.cleanup(cleanCtx)
+		s.close()
+	}()
+	rep := Report{Capabilities: map[string]Result{}}
+	for _, c := range checks() {
+		rep.Capabilities[c.name] = c.run(runCtx, s)
+	}
+	rep.Recommendation = Recommend(rep.Capabilities)
+	return rep, nil
+}
+
+// Recommend is native when every write capability is native, lease otherwise.
+func Recommend(caps map[string]Result) string {
+	for _, name := range WriteCapabilities {
+		if caps[name].Verdict != Native {
+			return RecommendLease
+		}
+	}
+	return RecommendNative
+}
+
+// FirstWanting names the first write capability that is not native, or "".
+func FirstWanting(caps map[string]Result) string {
+	for _, name := range WriteCapabilities {
+		if caps[name].Verdict != Native {
+			return name
+		}
+	}
+	return ""
+}

@@ -1,0 +1,256 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+)
+
+// store is the bucket under probe, reached through two clients with
+// separate connection pools, so that a store serialising requests per
+// connection does not pass a race by accident.
+type store struct {
+	clients [2]*s3.Client
+	pools   [2]*http.Client
+	bucket  string
+	prefix  string
+	writers int
+	rounds  int
+	seq     atomic.Int64
+}
+
+func newStore(o Options) *store {
+	s := &store{bucket: o.Bucket, prefix: o.Prefix, writers: o.Writers, rounds: o.Rounds}
+	creds := o.Credentials
+	if creds == nil {
+		creds = credentials.NewStaticCredentialsProvider(o.AccessKeyID, o.SecretKey, "")
+	}
+	for i := range s.clients {
+		s.pools[i] = o.NewHTTPClient()
+		s.clients[i] = s3.New(s3.Options{
+			Region:       o.Region,
+			BaseEndpoint: aws.String(o.Endpoint),
+			UsePathStyle: o.PathStyle,
+			Credentials:  creds,
+			HTTPClient:   s.pools[i],
+			// One attempt: a retried 412 or a retried racing write would blur
+			// what the store answered.
+			RetryMaxAttempts: 1,
+			// Plain signed bodies: the probe measures conditions, not
+			// whether a store understands streaming checksum trailers.
+			RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+			ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+		})
+	}
+	return s
+}
+
+// key returns a fresh key under the scratch prefix; race keys carry
+// "race-" so that test fakes can force the interleaving a real racy store
+// hits by chance.
+func (s *store) key(kind string) string {
+	return s.prefix + kind + "-" + strconv.FormatInt(s.seq.Add(1), 10)
+}
+
+func (s *store) c() *s3.Client { return s.clients[0] }
+
+// outcome is what the store answered one request.
+type outcome struct {
+	status int
+	code   string
+	etag   string
+	// modified is the Last-Modified of a HEAD's answer.
+	modified time.Time
+	err      error // set when no HTTP answer came (network, timeout)
+}
+
+func (o outcome) String() string {
+	if o.err != nil {
+		return "error: " + o.err.Error()
+	}
+	if o.code != "" {
+		return strconv.Itoa(o.status) + " " + o.code
+	}
+	return strconv.Itoa(o.status)
+}
+
+// answered turns an SDK result into an outcome: ok is the status on success.
+func answered(ok int, etag *string, err error) outcome {
+	if err == nil {
+		return outcome{status: ok, etag: aws.ToString(etag)}
+	}
+	var o outcome
+	var status interface{ HTTPStatusCode() int }
+	if errors.As(err, &status) {
+		o.status = status.HTTPStatusCode()
+	}
+	if o.status == 0 {
+		o.err = err
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		o.code = api.ErrorCode()
+	}
+	return o
+}
+
+func (s *store) put(ctx context.Context, c *s3.Client, key, body string, edit func(*s3.PutObjectInput)) outcome {
+	in := &s3.PutObjectInput{Bucket: &s.bucket, Key: &key, Body: bytes.NewReader([]byte(body)), ContentLength: aws.Int64(int64(len(body)))}
+	if edit != nil {
+		edit(in)
+	}
+	out, err := c.PutObject(ctx, in)
+	if err != nil {
+		return answered(0, nil, err)
+	}
+	return answered(200, out.ETag, nil)
+}
+
+// seed creates key with body unconditionally and returns its ETag.
+func (s *store) seed(ctx context.Context, key, body string) (string, error) {
+	o := s.put(ctx, s.c(), key, body, nil)
+	if o.status != 200 {
+		return "", errors.New("seed PUT " + key + ": " + o.String())
+	}
+	if o.etag == "" {
+		h := s.head(ctx, key, nil)
+		if h.status != 200 {
+			return "", errors.New("seed HEAD " + key + ": " + h.String())
+		}
+		return h.etag, nil
+	}
+	return o.etag, nil
+}
+
+func (s *store) head(ctx context.Context, key string, edit func(*s3.HeadObjectInput)) outcome {
+	in := &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key}
+	if edit != nil {
+		edit(in)
+	}
+	out, err := s.c().HeadObject(ctx, in)
+	if err != nil {
+		return answered(0, nil, err)
+	}
+	o := answered(200, out.ETag, nil)
+	o.modified = aws.ToTime(out.LastModified)
+	return o
+}
+
+// exists reports whether key is there (HEAD 200).
+func (s *store) exists(ctx context.Context, key string) (bool, error) {
+	o := s.head(ctx, key, nil)
+	switch {
+	case o.status == 200:
+		return true, nil
+	case o.status == 404:
+		return false, nil
+	}
+	return false, errors.New("HEAD " + key + ": " + o.String())
+}
+
+func (s *store) get(ctx context.Context, key string, edit func(*s3.GetObjectInput)) outcome {
+	in := &s3.GetObjectInput{Bucket: &s.bucket, Key: &key}
+	if edit != nil {
+		edit(in)
+	}
+	out, err := s.c().GetObject(ctx, in)
+	if err != nil {
+		return answered(0, nil, err)
+	}
+	out.Body.Close()
+	return answered(200, out.ETag, nil)
+}
+
+func (s *store) copyTo(ctx context.Context, c *s3.Client, src, dst string, edit func(*s3.CopyObjectInput)) outcome {
+	source := s.bucket + "/" + src
+	in := &s3.CopyObjectInput{Bucket: &s.bucket, Key: &dst, CopySource: &source}
+	if edit != nil {
+		edit(in)
+	}
+	out, err := c.CopyObject(ctx, in)
+	if err != nil {
+		return answered(0, nil, err)
+	}
+	var etag *string
+	if out.CopyObjectResult != nil {
+		etag = out.CopyObjectResult.ETag
+	}
+	return answered(200, etag, nil)
+}
+
+func (s *store) deleteObject(ctx context.Context, key string, edit func(*s3.DeleteObjectInput)) outcome {
+	in := &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key}
+	if edit != nil {
+		edit(in)
+	}
+	_, err := s.c().DeleteObject(ctx, in)
+	return answered(204, nil, err)
+}
+
+// startUpload creates a multipart upload of key with one part and returns
+// what CompleteMultipartUpload needs.
+func (s *store) startUpload(ctx context.Context, c *s3.Client, key string) (*s3.CompleteMultipartUploadInput, error) {
+	created, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &s.bucket, Key: &key})
+	if err != nil {
+		return nil, errors.New("CreateMultipartUpload " + key + ": " + answered(0, nil, err).String())
+	}
+	body := []byte("part of " + key)
+	part, err := c.UploadPart(ctx, &s3.UploadPartInput{
+		Bucket: &s.bucket, Key: &key, UploadId: created.UploadId, PartNumber: aws.Int32(1),
+		Body: bytes.NewReader(body), ContentLength: aws.Int64(int64(len(body))),
+	})
+	if err != nil {
+		return nil, errors.New("UploadPart " + key + ": " + answered(0, nil, err).String())
+	}
+	return &s3.CompleteMultipartUploadInput{
+		Bucket: &s.bucket, Key: &key, UploadId: created.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{ETag: part.ETag, PartNumber: aws.Int32(1)}}},
+	}, nil
+}
+
+func (s *store) complete(ctx context.Context, c *s3.Client, in *s3.CompleteMultipartUploadInput) outcome {
+	out, err := c.CompleteMultipartUpload(ctx, in)
+	if err != nil {
+		return answered(0, nil, err)
+	}
+	return answered(200, out.ETag, nil)
+}
+
+// close drops the pools' idle connections: the probe is done with the store.
+func (s *store) close() {
+	for _, p := range s.pools {
+		p.CloseIdleConnections()
+	}
+}
+
+// cleanup removes everything under the scratch prefix, and the multipart
+// uploads left open there; errors are ignored (the store may not list uploads).
+func (s *store) cleanup(ctx context.Context) {
+	c := s.c()
+	uploads, err := c.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: &s.bucket, Prefix: &s.prefix})
+	if err == nil {
+		for _, u := range uploads.Uploads {
+			_, _ = c.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &s.bucket, Key: u.Key, UploadId: u.UploadId})
+		}
+	}
+	pages := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: &s.prefix})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return
+		}
+		for _, o := range page.Contents {
+			_, _ = c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: o.Key})
+		}
+	}
+}

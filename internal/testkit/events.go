@@ -1,0 +1,79 @@
+package testkit
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// failSafe bounds a wait for an event that never comes, so a broken
+// component fails its test instead of hanging it. It orders nothing: a
+// wait ends the moment the event is reported.
+const failSafe = 10 * time.Second
+
+// Events keeps what a component reports (request records, write ends, …)
+// and wakes the tests that wait for one. The zero value is ready to use
+// and safe for concurrent use.
+type Events[T any] struct {
+	mu      sync.Mutex
+	items   []T
+	changed chan struct{} // closed and replaced on each Add
+}
+
+// Add records v and wakes every waiter.
+func (e *Events[T]) Add(v T) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.items = append(e.items, v)
+	if e.changed != nil {
+		close(e.changed)
+		e.changed = nil
+	}
+}
+
+// All returns a copy of what was reported so far.
+func (e *Events[T]) All() []T {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]T(nil), e.items...)
+}
+
+// WaitFor returns the first reported item that satisfies match, waiting
+// for it to be reported if need be; the test fails if none is within the
+// fail-safe bound.
+func (e *Events[T]) WaitFor(t testing.TB, what string, match func(T) bool) T {
+	t.Helper()
+	v, err := e.waitFor(match, failSafe)
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+	return v
+}
+
+func (e *Events[T]) waitFor(match func(T) bool, bound time.Duration) (T, error) {
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	seen := 0
+	for {
+		e.mu.Lock()
+		for ; seen < len(e.items); seen++ {
+			if match(e.items[seen]) {
+				v := e.items[seen]
+				e.mu.Unlock()
+				return v, nil
+			}
+		}
+		if e.changed == nil {
+			e.changed = make(chan struct{})
+		}
+		changed := e.changed
+		e.mu.Unlock()
+		select {
+		case <-changed:
+		case <-timer.C:
+			var zero T
+			return zero, fmt.Errorf("not reported within %s; reported: %+v", bound, e.All())
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package testkit
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestWaitForReturnsAnItemReportedLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var e Events[int]
+		e.Add(1)
+		go func() {
+			time.Sleep(time.Second) // in the bubble: no real time passes
+			e.Add(2)
+			e.Add(3)
+		}()
+		if got := e.WaitFor(t, "an even item", func(v int) bool { return v%2 == 0 }); got != 2 {
+			t.Fatalf("got %d, want 2", got)
+		}
+		if got := e.WaitFor(t, "the first item", func(v int) bool { return v == 1 }); got != 1 {
+			t.Fatalf("got %d, want 1 (reported before the wait)", got)
+		}
+	})
+}
+
+func TestWaitForGivesUpOnAnEventThatNeverComes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var e Events[string]
+		e.Add("other")
+		if _, err := e.waitFor(func(v string) bool { return v == "missing" }, time.Minute); err == nil {
+			t.Fatal("a wait for an item never reported ended without an error")
+		}
+	})
+}

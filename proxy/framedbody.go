@@ -1,0 +1,164 @@
+package proxy
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"hash"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/s3cond/s3cond/s3err"
+)
+
+// framedTrailer is the checksum s3cond appends to a framed body. CRC32 is
+// the cheapest trailer every aws-chunked store knows.
+const framedTrailer = "x-amz-checksum-crc32"
+
+// framedBody re-frames a conditional upload's verified body as an unsigned
+// aws-chunked stream whose end the store must see (SPEC §4): the final
+// zero-length chunk and its CRC32 trailer are produced only after the source
+// verified (io.EOF) and gate allowed the write. A body that fails before its
+// end therefore reaches the store without a final chunk, which it must
+// refuse however the connection closes (a FIN from a proxy on the way as
+// much as a reset); one that fails at its end (a signed SHA-256 that does
+// not match, a lost lease) gets a trailer with a deliberately wrong CRC32,
+// which the store refuses (BadDigest) even if it read the stream to the
+// end. The hold-back reader in front still withholds the final byte, so
+// either way the store sees an unfinished request too.
+type framedBody struct {
+	src       io.Reader
+	gate      func() error
+	chunkLeft int64 // data bytes left in the current chunk
+	remaining int64 // payload bytes not yet passed on
+	crc       hash.Hash32
+	pending   []byte // framing bytes waiting to be read
+	done      bool   // the final chunk is queued
+	failure   error  // why the trailer is wrong; returned after it
+}
+
+// newFramedBody frames length (> 0) verified bytes of src.
+func newFramedBody(src io.Reader, length int64, gate func() error) *framedBody {
+	return &framedBody{src: src, gate: gate, remaining: length, crc: crc32.NewIEEE()}
+}
+
+// framedLength is the size of the stream framedBody writes for length
+// payload bytes, known up front so the request keeps a Content-Length.
+func framedLength(length int64) int64 {
+	frame := func(size int64) int64 { return int64(len(strconv.FormatInt(size, 16))) + 2 + size + 2 }
+	full, rest := length/trailerChunkSize, length%trailerChunkSize
+	total := full * frame(trailerChunkSize)
+	if rest > 0 {
+		total += frame(rest)
+	}
+	crcWidth := int64(base64.StdEncoding.EncodedLen(crc32.Size))
+	return total + int64(len("0\r\n")) + int64(len(framedTrailer)+1) + crcWidth + 2 + 2
+}
+
+// framedHeader is what the store needs to read a framed body of length
+// decoded bytes; contentEncoding is the client's own encoding, if any.
+func framedHeader(length int64, contentEncoding string) http.Header {
+	encoding := "aws-chunked"
+	if contentEncoding != "" {
+		encoding += "," + contentEncoding
+	}
+	return http.Header{
+		"Content-Encoding":             {encoding},
+		"X-Amz-Decoded-Content-Length": {strconv.FormatInt(length, 10)},
+		"X-Amz-Trailer":                {framedTrailer},
+	}
+}
+
+func (f *framedBody) Read(p []byte) (int, error) {
+	for len(f.pending) == 0 {
+		switch {
+		case f.done && f.failure != nil:
+			return 0, f.failure
+		case f.done:
+			return 0, io.EOF
+		case f.chunkLeft > 0:
+			return f.readData(p)
+		case f.remaining > 0:
+			f.chunkLeft = min(trailerChunkSize, f.remaining)
+			f.pending = append(strconv.AppendInt(nil, f.chunkLeft, 16), '\r', '\n')
+		default:
+			if err := f.finish(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
+
+func (f *framedBody) readData(p []byte) (int, error) {
+	if int64(len(p)) > f.chunkLeft {
+		p = p[:f.chunkLeft]
+	}
+	n, err := f.src.Read(p)
+	f.crc.Write(p[:n])
+	f.chunkLeft -= int64(n)
+	f.remaining -= int64(n)
+	if f.chunkLeft == 0 && n > 0 {
+		f.pending = []byte("\r\n")
+	}
+	if err == io.EOF {
+		// Shorter than its verified length: never end the stream.
+		err = s3err.Wrap(s3err.IncompleteBody, io.ErrUnexpectedEOF)
+	}
+	if err != nil {
+		return n, err
+	}
+	return n, nil
+}
+
+// finish reads the source past its end, where it runs its final checks,
+// then the gate, and queues the final chunk: with the true CRC32 if both
+// passed, a wrong one if not. A source still failing mid-way (an error
+// other than at its end) leaves the stream unfinished.
+func (f *framedBody) finish() error {
+	var probe [1]byte
+	n, err := f.src.Read(probe[:])
+	switch {
+	case n > 0:
+		return s3err.Wrap(s3err.InternalError, errors.New("body longer than its verified length"))
+	case err == nil:
+		return nil // no progress yet; Read asks again
+	case err != io.EOF:
+		f.failure = err
+	case f.gate != nil:
+		f.failure = f.gate()
+	}
+	sum := f.crc.Sum32()
+	if f.failure != nil {
+		sum = ^sum
+	}
+	var raw [crc32.Size]byte
+	binary.BigEndian.PutUint32(raw[:], sum)
+	final := append([]byte("0\r\n"+framedTrailer+":"), base64.StdEncoding.EncodeToString(raw[:])...)
+	f.pending = append(final, "\r\n\r\n"...)
+	f.done = true
+	return nil
+}
+
+// framesConditionalBody reports whether a leased PutObject's body goes to
+// the store framed: the backend is set to read such streams, the length is
+// known, and no checksum of the client's travels with it (a second checksum
+// beside the client's would be refused; that case keeps the hold-back only,
+// docs/spec.md §4).
+func framesConditionalBody(c *call, spec forwardSpec) bool {
+	if !c.backend.FramedConditionalBodies || c.op != PutObject || spec.length <= 0 || spec.header != nil {
+		return false
+	}
+	if c.backend.ForwardChecksums {
+		for name := range c.r.Header {
+			if isChecksumHeader(name) || name == "X-Amz-Trailer" {
+				return false
+			}
+		}
+	}
+	return true
+}
