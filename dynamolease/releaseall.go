@@ -95,4 +95,3 @@ func (l *Lease) releaseLost(current *Record) error {
 	l.markLost()
 	return l.lostError("release", current)
 }
-
