@@ -18,7 +18,7 @@ var _ BatchTable = (*EtcdTable)(nil)
 // row, a replace two (etcdtable.go's generationBounds).
 const (
 	etcdCreateBatch  = 100
-	etcdReplaceBatch = 60
+	etcdReplaceBatch = 64
 	etcdBatchBytes   = 1 << 20
 )
 

@@ -49,7 +49,7 @@ func newDynamoLeaseTable(client dynamolease.DynamoAPI, cfg *config.Config) dynam
 	if d.KeyFormat != config.KeyFormatArrowRS {
 		return dynamolease.NewDynamoTable(client, d.Table)
 	}
-	return oneBucketTable{dynamolease.NewDynamoTable(client, d.Table, dynamolease.WithArrowRSKeys(d.Bucket))}
+	return withOneBucketBatches(oneBucketTable{dynamolease.NewDynamoTable(client, d.Table, dynamolease.WithArrowRSKeys(d.Bucket))})
 }
 
 // oneBucketTable answers a lease on another bucket than the one an arrow-rs
