@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/s3cond/s3cond/internal/testservers"
 )
 
 // deleteEntriesLease is the lease timeout of the DeleteObjects history:
@@ -40,9 +42,30 @@ const (
 // items 2 and 3), a repeat waited out the budget against the request's own
 // lease and answered 409, and the delete was sent under an expired lease,
 // erasing a CAS acknowledged meanwhile.
+//
+// It runs on each lease store, since each takes a request's leases in
+// batches of its own kind (one bbolt commit, one DynamoDB transaction, one
+// etcd transaction): the embedded one with one s3cond, DynamoDB (moto) and
+// etcd with two.
 func TestLinearizableDeleteObjectsWithRepeatsAndLongLeaseWaits(t *testing.T) {
-	c := NewCluster(t, ClusterOptions{DelayBackend: true, LeaseTimeout: deleteEntriesLease,
-		Env: []string{"S3COND_LEASE_WAIT_BUDGET=" + deleteEntriesBudget.String()}})
+	for _, store := range []struct {
+		name string
+		opts func() ClusterOptions
+	}{
+		{"embedded", func() ClusterOptions { return ClusterOptions{} }},
+		{"dynamodb", func() ClusterOptions {
+			return ClusterOptions{Proxies: 2, DynamoDB: true, Moto: sharedMoto(t), Table: uniqueTable()}
+		}},
+		{"etcd", func() ClusterOptions { return ClusterOptions{Proxies: 2, Etcd: testservers.StartEtcdCluster(t)} }},
+	} {
+		t.Run(store.name, func(t *testing.T) { linearizableDeleteObjects(t, store.opts()) })
+	}
+}
+
+func linearizableDeleteObjects(t *testing.T, opts ClusterOptions) {
+	opts.DelayBackend, opts.LeaseTimeout = true, deleteEntriesLease
+	opts.Env = append(opts.Env, "S3COND_LEASE_WAIT_BUDGET="+deleteEntriesBudget.String())
+	c := NewCluster(t, opts)
 	w := Workload{Cluster: c, Keys: threeKeys, Clients: deleteWriterClients, OpTimeout: 20 * time.Second, BodySize: 64}
 	rec := NewRecorder()
 	counters := &Counters{}
