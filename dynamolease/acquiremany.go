@@ -47,7 +47,7 @@ func (c *Committer) AcquireMany(ctx context.Context, reqs []LeaseRequest, one fu
 			i++
 			continue
 		}
-		created, err := c.createBatch(ctx, bt, batch)
+		created, existing, err := c.createBatch(ctx, bt, batch)
 		for j := range batch {
 			if j < created {
 				leases[i+j] = batch[j].lease
@@ -62,7 +62,9 @@ func (c *Committer) AcquireMany(ctx context.Context, reqs []LeaseRequest, one fu
 		case created < len(batch):
 			// reqs[i+created]'s row exists: wait for it before going on.
 			i += created
-			leases[i], errs[i] = one(ctx, i)
+			if leases[i] = c.unsafeTakeHeldRow(ctx, reqs[i], existing); leases[i] == nil {
+				leases[i], errs[i] = one(ctx, i)
+			}
 			i++
 		default:
 			i += created
@@ -103,16 +105,17 @@ func (c *Committer) joinBatch(reqs []LeaseRequest, n int) []batchEntry {
 }
 
 // createBatch creates the batch's rows in order up to the first that
-// exists, and returns how many it created, each entry's lease set. Entries
+// exists, and returns how many it created, each entry's lease set, and the
+// row it stopped at (when read). Entries
 // not created leave the local queue; on a table error their rows may still
 // land, so they are remembered to be settled (abandoned.go).
-func (c *Committer) createBatch(ctx context.Context, bt BatchTable, batch []batchEntry) (int, error) {
+func (c *Committer) createBatch(ctx context.Context, bt BatchTable, batch []batchEntry) (int, *Record, error) {
 	rs := make([]Record, len(batch))
 	for j, e := range batch {
 		rs[j] = c.record(e.a, 0, false)
 	}
 	start := time.Now()
-	created, _, err := bt.CreateInOrder(ctx, rs)
+	created, existing, err := bt.CreateInOrder(ctx, rs)
 	createdBy := time.Now()
 	created = min(max(created, 0), len(batch))
 	for j := range batch {
@@ -137,7 +140,7 @@ func (c *Committer) createBatch(ctx context.Context, bt BatchTable, batch []batc
 			c.opts.Observer.AcquireDone(createdBy.Sub(start), err)
 		}
 	}
-	return created, err
+	return created, existing, err
 }
 
 // recheckBatch runs the re-check of each created lease that needs one

@@ -74,11 +74,13 @@ func (p *Proxy) leaseDeleteKeys(c *call, g *guardedWrite, keys []*deleteKey, res
 			lease, err = p.acquireLease(budget.ctx(), c, k.target, k.conds, nil)
 		}
 		if err == nil {
+			// Every lease taken goes to g, even once the client has left:
+			// g.end releases them.
 			err = g.hold(lease)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err() // nobody is listening; g.end releases what is held
+				continue // nobody is listening
 			}
 			if budget.spent() {
 				err = s3err.Wrap(s3err.ConditionalRequestConflict, context.DeadlineExceeded)
@@ -88,6 +90,9 @@ func (p *Proxy) leaseDeleteKeys(c *call, g *guardedWrite, keys []*deleteKey, res
 		}
 		k.lease = lease
 		held = append(held, k)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return held, nil
 }
