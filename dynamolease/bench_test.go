@@ -86,7 +86,7 @@ func benchmarkHotKey(b *testing.B, tbl dynamolease.Table) {
 // BenchmarkDistinctKeys: 16 goroutines each take and release leases on keys
 // nobody else uses, as conditional creates of fresh objects do. On the bolt
 // table they share fsyncs through its group commit. "background" releases
-// as the proxy does, without waiting (NotAwaited): those releases wait to
+// as the proxy does, without waiting (ReleaseNotAwaited): those releases wait to
 // share the next acquire's commit.
 func BenchmarkDistinctKeys(b *testing.B) {
 	b.Run("bolt", func(b *testing.B) { benchmarkDistinctKeys(b, benchBolt(b), false) })
@@ -110,7 +110,7 @@ func benchmarkDistinctKeys(b *testing.B, tbl dynamolease.Table, background bool)
 		releases.Add(1)
 		go func() {
 			defer releases.Done()
-			if err := lease.Release(dynamolease.NotAwaited(ctx)); err != nil {
+			if err := lease.ReleaseNotAwaited(ctx); err != nil {
 				b.Error(err)
 			}
 		}()

@@ -26,27 +26,11 @@ const maxGroupCommit = 256
 // two fdatasyncs, and sharing them makes conditional creates about 7-8%
 // faster; where they are not, a transaction is a few page writes and the
 // gain is within measurement noise. Only releases that no goroutine of this
-// process waits for are lazy: the caller made it NotAwaited (the proxy
-// releases after the answer, in the background) and no local goroutine
-// wants the row next (with the embedded table there is no other process),
+// process waits for are lazy (ReplaceLazily): the caller made it with
+// Lease.ReleaseNotAwaited (the proxy releases after the answer, in the
+// background) and no local goroutine wants the row next (with the embedded table there is no other process),
 // so nobody waits longer.
 const lazyCommitDelay = 2 * time.Millisecond
-
-// lazyWriteKey marks the context of a table write that nobody is waiting
-// for: a release made NotAwaited, of a row no local goroutine wants next.
-// The embedded table may hold it back for company; others ignore it. (A
-// context value, not a Table method, because only the embedded table has a
-// use for it.)
-type lazyWriteKey struct{}
-
-func withLazyWrite(ctx context.Context) context.Context {
-	return context.WithValue(ctx, lazyWriteKey{}, true)
-}
-
-func isLazyWrite(ctx context.Context) bool {
-	lazy, _ := ctx.Value(lazyWriteKey{}).(bool)
-	return lazy
-}
 
 // boltWrite is one conditional write waiting for the group committer.
 // apply runs inside the shared transaction: it returns ErrConditionFailed

@@ -159,7 +159,7 @@ func (b *BoltTable) distrustAfterRestart(bootID string, lease Options) error {
 	if err := os.Remove(b.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("lease file %s: remove the untrusted file: %w", b.path, err)
 	}
-	b.writableAt = time.Now().Add(lease.withDefaults().staleAfter(0))
+	b.writableAt = time.Now().Add(lease.TakeoverWait())
 	b.discarded = why
 	return nil
 }
@@ -172,14 +172,15 @@ func (b *BoltTable) Discarded() (why string, writableAt time.Time, discarded boo
 	return b.discarded, b.writableAt, b.discarded != ""
 }
 
-// refuseWhileRecovering returns ErrLeaseFileRecovering (wrapped) while the
+// refuseWhileRecovering returns a Refusal wrapping ErrLeaseFileRecovering while the
 // table waits out leases from before a machine restart.
 func (b *BoltTable) refuseWhileRecovering() error {
 	if b.writableAt.IsZero() {
 		return nil
 	}
 	if left := time.Until(b.writableAt); left > 0 {
-		return fmt.Errorf("%w (%s left)", ErrLeaseFileRecovering, left.Round(time.Second))
+		return &Refusal{Kind: ErrUnavailable, Err: fmt.Errorf("%w (%s left)", ErrLeaseFileRecovering, left.Round(time.Second)),
+			Reason: "Conditional writes are paused after a restart of the machine until any lease held before it has expired; retry shortly."}
 	}
 	return nil
 }
@@ -232,10 +233,19 @@ func (b *BoltTable) Create(ctx context.Context, r Record) (*Record, error) {
 	return existing, err
 }
 
-// Replace implements Table. A release that no local goroutine waits for
-// (the Committer marks its context, withLazyWrite) is a lazy write: it may
-// wait briefly to share the next acquire's commit (see lazyCommitDelay).
+// Replace implements Table.
 func (b *BoltTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
+	return b.replace(ctx, r, seen, false)
+}
+
+// ReplaceLazily implements LazyReplacer: a release that no local goroutine
+// waits for may wait briefly to share the next acquire's commit (see
+// lazyCommitDelay).
+func (b *BoltTable) ReplaceLazily(ctx context.Context, r Record, seen uint64) (*Record, error) {
+	return b.replace(ctx, r, seen, true)
+}
+
+func (b *BoltTable) replace(ctx context.Context, r Record, seen uint64, lazy bool) (*Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -255,7 +265,7 @@ func (b *BoltTable) Replace(ctx context.Context, r Record, seen uint64) (*Record
 			return ErrConditionFailed
 		}
 		return putBoltRow(bucket, k, r)
-	}, isLazyWrite(ctx))
+	}, lazy)
 	return current, err
 }
 
@@ -318,7 +328,7 @@ func boltKey(path, etag string) []byte {
 }
 
 func putBoltRow(bucket *bolt.Bucket, k []byte, r Record) error {
-	r = normalise(r)
+	r = Normalise(r)
 	row := boltRow{
 		Generation: r.Generation,
 		TimeoutMS:  r.Timeout.Milliseconds(),

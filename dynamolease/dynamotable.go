@@ -159,7 +159,7 @@ func (t *DynamoTable) Get(ctx context.Context, path, etag string) (*Record, erro
 }
 
 func encodeItem(r Record) map[string]types.AttributeValue {
-	r = normalise(r)
+	r = Normalise(r)
 	item := map[string]types.AttributeValue{
 		attrPath:       str(r.Path),
 		attrETag:       str(r.ETag),

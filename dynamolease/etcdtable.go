@@ -94,7 +94,7 @@ func (t *EtcdTable) Replace(ctx context.Context, r Record, seen uint64) (*Record
 }
 
 func (t *EtcdTable) conditionalPut(ctx context.Context, op string, r Record, conditions ...clientv3.Cmp) (*Record, error) {
-	r = normalise(r)
+	r = Normalise(r)
 	key := t.Key(r.Path, r.ETag)
 	value, err := encodeEtcdRow(r)
 	if err != nil {

@@ -46,11 +46,13 @@ func (t *DynamoTable) rowPath(path string) (row string, ok bool) {
 	return key, true
 }
 
-// writablePath is rowPath for a write: another bucket's lease is refused.
+// writablePath is rowPath for a write: another bucket's lease is refused,
+// for good (ErrUnsupported): the client is told so rather than to retry.
 func (t *DynamoTable) writablePath(path string) (string, error) {
 	row, ok := t.rowPath(path)
 	if !ok {
-		return "", fmt.Errorf("%w: lease %q (the table serves bucket %q)", ErrOtherBucket, path, t.arrowRSBucket)
+		return "", &Refusal{Kind: ErrUnsupported, Err: fmt.Errorf("%w: lease %q (the table serves bucket %q)", ErrOtherBucket, path, t.arrowRSBucket),
+			Reason: "Conditional writes on this bucket are not supported: the lease table is keyed in arrow-rs format for one other bucket."}
 	}
 	return row, nil
 }

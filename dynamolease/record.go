@@ -16,7 +16,7 @@ type Record struct {
 	Owner      string
 	Released   bool
 	// Unreadable says what was wrong with the stored row when some of it
-	// could not be read as written (rowdecode.go); empty for a sound row.
+	// could not be read as written (internal/rowcodec); empty for a sound row.
 	// Such a row reads as held, with the reader's own lease timeout.
 	Unreadable string
 }
@@ -57,9 +57,10 @@ type StoreError struct {
 func (e *StoreError) Error() string { return fmt.Sprintf("lease table %s: %v", e.Op, e.Err) }
 func (e *StoreError) Unwrap() error { return e.Err }
 
-// normalise rounds r to what a DynamoDB row can carry (milliseconds of
-// timeout, seconds of TTL), so every Table returns the same values.
-func normalise(r Record) Record {
+// Normalise rounds r to what a DynamoDB row can carry (milliseconds of
+// timeout, seconds of TTL), so every Table returns the same values: each
+// stores its rows normalised.
+func Normalise(r Record) Record {
 	r.Timeout = r.Timeout.Truncate(time.Millisecond)
 	if !r.TTL.IsZero() {
 		r.TTL = time.Unix(r.TTL.Unix(), 0)

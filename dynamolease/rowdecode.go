@@ -3,7 +3,6 @@ package dynamolease
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -146,13 +145,4 @@ func decodeJSONRow(body []byte, r *Record, withGeneration bool, problems *rowPro
 		problems.add("released %s is not a boolean", f.Released)
 		r.Released = false
 	}
-}
-
-// scaleDuration is d × rate, saturating instead of overflowing.
-func scaleDuration(d time.Duration, rate float64) time.Duration {
-	product := float64(d) * rate
-	if product >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return time.Duration(product)
 }
