@@ -48,7 +48,7 @@ var ErrWaitBudgetExceeded = errors.New("dynamolease: another conditional write o
 var ErrLeaseLost = errors.New("dynamolease: lease lost")
 
 // StoreError means the lease table itself failed (unreachable, throttled,
-// malformed row); the proxy answers 503.
+// malformed row); the proxy answers 503, or what a Refusal inside it says.
 type StoreError struct {
 	Op  string // "create", "replace" (takeover), "get", "renew", "release"
 	Err error

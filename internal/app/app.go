@@ -23,6 +23,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/boltstore"
 	"github.com/s3cond/s3cond/internal/access"
 	"github.com/s3cond/s3cond/internal/admin"
 	"github.com/s3cond/s3cond/internal/backendhttp"
@@ -306,7 +307,7 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("data_dir: %w", err)
 		}
-		bolt, err := dynamolease.OpenBolt(cfg.LeasePath(), dynamolease.BoltOptions{Lease: opts, Log: log.With().Str("component", "lease").Logger()})
+		bolt, err := boltstore.Open(cfg.LeasePath(), boltstore.Options{Lease: opts, Log: log.With().Str("component", "lease").Logger()})
 		if err != nil {
 			return nil, nil, fmt.Errorf("lease.path: open the embedded lease store: %w", err)
 		}
@@ -329,7 +330,7 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 
 // sweepPeriodically removes expired rows from the embedded lease store, the
 // work DynamoDB's TTL does for a shared table; without it the file only grows.
-func sweepPeriodically(bolt *dynamolease.BoltTable, ttl time.Duration, log zerolog.Logger) (stop func()) {
+func sweepPeriodically(bolt *boltstore.Table, ttl time.Duration, log zerolog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	interval := max(ttl/4, time.Minute)

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/dynamostore"
 	"github.com/s3cond/s3cond/internal/config"
 )
 
@@ -18,7 +19,7 @@ func newDynamoClient(ctx context.Context, cfg *config.Config) (*dynamodb.Client,
 	if err != nil {
 		return nil, fmt.Errorf("lease.dynamodb.credentials: %w", err)
 	}
-	client, err := dynamolease.NewDynamoClient(ctx, d.Region, d.Endpoint, creds)
+	client, err := dynamostore.NewClient(ctx, d.Region, d.Endpoint, creds)
 	if err != nil {
 		return nil, fmt.Errorf("lease.dynamodb: %w", err)
 	}
@@ -32,8 +33,8 @@ func CreateTable(ctx context.Context, cfg *config.Config, log zerolog.Logger) er
 	if err != nil {
 		return err
 	}
-	err = dynamolease.CreateTable(ctx, client, cfg.Lease.DynamoDB.Table)
-	if errors.Is(err, dynamolease.ErrTTLUnavailable) {
+	err = dynamostore.CreateTable(ctx, client, cfg.Lease.DynamoDB.Table)
+	if errors.Is(err, dynamostore.ErrTTLUnavailable) {
 		log.Warn().Err(err).Str("table", cfg.Lease.DynamoDB.Table).
 			Msg("the lease table works, but its TTL could not be enabled: lease rows stay until removed by hand")
 		return nil
@@ -45,10 +46,10 @@ func CreateTable(ctx context.Context, cfg *config.Config, log zerolog.Logger) er
 // as lease.dynamodb.key_format says. An arrow-rs keyed table refuses leases
 // on other buckets than its own as unsupported: the proxy answers 501
 // NotImplemented rather than the 503 of a failing store.
-func newDynamoLeaseTable(client dynamolease.DynamoAPI, cfg *config.Config) dynamolease.Table {
+func newDynamoLeaseTable(client dynamostore.API, cfg *config.Config) dynamolease.Table {
 	d := cfg.Lease.DynamoDB
 	if d.KeyFormat != config.KeyFormatArrowRS {
-		return dynamolease.NewDynamoTable(client, d.Table)
+		return dynamostore.New(client, d.Table)
 	}
-	return dynamolease.NewDynamoTable(client, d.Table, dynamolease.WithArrowRSKeys(d.Bucket))
+	return dynamostore.New(client, d.Table, dynamostore.WithArrowRSKeys(d.Bucket))
 }

@@ -1,4 +1,4 @@
-package dynamolease_test
+package etcdstore_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/etcdstore"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -23,7 +24,7 @@ func TestEtcdWithAuthAndAPrefixRole(t *testing.T) {
 	const prefix, password = "s3cond/leases/", "etcd-user-password-value"
 	enableEtcdAuth(t, ctx, cluster.Client(t), prefix, password)
 
-	_, err := dynamolease.NewEtcdClient(dynamolease.EtcdClientOptions{Endpoints: cluster.Endpoints(),
+	_, err := etcdstore.NewClient(etcdstore.ClientOptions{Endpoints: cluster.Endpoints(),
 		Username: "s3cond", Password: "wrong-" + password, DialTimeout: 5 * time.Second})
 	if err == nil {
 		t.Fatal("a wrong password connected")
@@ -32,13 +33,13 @@ func TestEtcdWithAuthAndAPrefixRole(t *testing.T) {
 		t.Fatalf("the error shows the password: %v", err)
 	}
 
-	client, err := dynamolease.NewEtcdClient(dynamolease.EtcdClientOptions{Endpoints: cluster.Endpoints(),
+	client, err := etcdstore.NewClient(etcdstore.ClientOptions{Endpoints: cluster.Endpoints(),
 		Username: "s3cond", Password: password, DialTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	c := dynamolease.NewCommitter(dynamolease.NewEtcdTable(client, dynamolease.WithEtcdPrefix(prefix)), dynamolease.Options{}, zerolog.Nop())
+	c := dynamolease.NewCommitter(etcdstore.New(client, etcdstore.WithPrefix(prefix)), dynamolease.Options{}, zerolog.Nop())
 	lease, err := c.Acquire(ctx, "b/k", "*", nil)
 	if err != nil {
 		t.Fatalf("Acquire as a user limited to the prefix: %v", err)
@@ -46,7 +47,7 @@ func TestEtcdWithAuthAndAPrefixRole(t *testing.T) {
 	if err := lease.Release(ctx); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
-	outside := dynamolease.NewEtcdTable(client, dynamolease.WithEtcdPrefix("elsewhere/"))
+	outside := etcdstore.New(client, etcdstore.WithPrefix("elsewhere/"))
 	if _, err := outside.Get(ctx, "b/k", "*"); err == nil {
 		t.Fatal("the user read outside its prefix: the role is not what the test set up")
 	}
@@ -86,13 +87,13 @@ func TestEtcdLeasesOutliveAnExpiredAuthToken(t *testing.T) {
 	ctx := testContext(t, 60*time.Second)
 	const prefix, password = "s3cond/leases/", "etcd-user-password-value"
 	enableEtcdAuth(t, ctx, cluster.Client(t), prefix, password)
-	client, err := dynamolease.NewEtcdClient(dynamolease.EtcdClientOptions{Endpoints: cluster.Endpoints(),
+	client, err := etcdstore.NewClient(etcdstore.ClientOptions{Endpoints: cluster.Endpoints(),
 		Username: "s3cond", Password: password, DialTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	c := dynamolease.NewCommitter(dynamolease.NewEtcdTable(client, dynamolease.WithEtcdPrefix(prefix)), dynamolease.Options{}, zerolog.Nop())
+	c := dynamolease.NewCommitter(etcdstore.New(client, etcdstore.WithPrefix(prefix)), dynamolease.Options{}, zerolog.Nop())
 	for round := range 3 {
 		lease, err := c.Acquire(ctx, fmt.Sprintf("b/k%d", round), "*", nil)
 		if err != nil {

@@ -1,6 +1,7 @@
-package dynamolease_test
+package etcdstore_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,21 +12,28 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/etcdstore"
 	"github.com/s3cond/s3cond/dynamolease/tabletest"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
+func testContext(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // etcdTable is a table on its own prefix of cluster, so tests sharing a
 // cluster do not see each other's rows.
-func etcdTable(t testing.TB, cluster *testservers.EtcdCluster, opts ...dynamolease.EtcdOption) (*dynamolease.EtcdTable, *clientv3.Client) {
+func etcdTable(t testing.TB, cluster *testservers.EtcdCluster, opts ...etcdstore.Option) (*etcdstore.Table, *clientv3.Client) {
 	t.Helper()
-	client, err := dynamolease.NewEtcdClient(dynamolease.EtcdClientOptions{Endpoints: cluster.Endpoints()})
+	client, err := etcdstore.NewClient(etcdstore.ClientOptions{Endpoints: cluster.Endpoints()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
 	prefix := fmt.Sprintf("test/%s/%d/", strings.ReplaceAll(t.Name(), "/", "_"), time.Now().UnixNano())
-	return dynamolease.NewEtcdTable(client, append([]dynamolease.EtcdOption{dynamolease.WithEtcdPrefix(prefix)}, opts...)...), client
+	return etcdstore.New(client, append([]etcdstore.Option{etcdstore.WithPrefix(prefix)}, opts...)...), client
 }
 
 func TestEtcdOnThreeMembers(t *testing.T) {
@@ -167,13 +175,13 @@ func testEtcdTwoCommitters(t *testing.T, cluster *testservers.EtcdCluster) {
 }
 
 func TestEtcdUnreachableIsStoreErrorQuickly(t *testing.T) {
-	client, err := dynamolease.NewEtcdClient(dynamolease.EtcdClientOptions{
+	client, err := etcdstore.NewClient(etcdstore.ClientOptions{
 		Endpoints: []string{"http://" + testservers.FreeAddr(t)}, DialTimeout: time.Second}) // nothing listens there
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	tbl := dynamolease.NewEtcdTable(client, dynamolease.WithEtcdCallTimeout(time.Second))
+	tbl := etcdstore.New(client, etcdstore.WithCallTimeout(time.Second))
 	requireStoreErrorWithin(t, tbl, 3*time.Second)
 }
 
@@ -181,7 +189,7 @@ func TestEtcdUnreachableIsStoreErrorQuickly(t *testing.T) {
 // StoreError within the call timeout, and works again once a member is back.
 func TestEtcdWithoutQuorumIsStoreErrorQuickly(t *testing.T) {
 	cluster := testservers.StartEtcdCluster(t)
-	tbl, _ := etcdTable(t, cluster, dynamolease.WithEtcdCallTimeout(time.Second))
+	tbl, _ := etcdTable(t, cluster, etcdstore.WithCallTimeout(time.Second))
 	ctx := testContext(t, 60*time.Second)
 	c := dynamolease.NewCommitter(tbl, dynamolease.Options{}, zerolog.Nop())
 	if _, err := c.Acquire(ctx, "b/before", "*", nil); err != nil {

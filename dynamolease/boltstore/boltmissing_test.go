@@ -1,4 +1,4 @@
-package dynamolease
+package boltstore
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/s3cond/s3cond/dynamolease"
 )
 
 // A lease file deleted after its process stopped (crashed, or closed it)
@@ -13,9 +15,9 @@ import (
 // start afresh as if none had been held, but refuse lease writes for
 // timeout × skew, as after a machine restart.
 func TestMissingLeaseFileIsWaitedOut(t *testing.T) {
-	for name, stop := range map[string]func(t *testing.T, tbl *BoltTable){
+	for name, stop := range map[string]func(t *testing.T, tbl *Table){
 		"after a crash": crash,
-		"after a clean close": func(t *testing.T, tbl *BoltTable) {
+		"after a clean close": func(t *testing.T, tbl *Table) {
 			if err := tbl.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -27,7 +29,7 @@ func TestMissingLeaseFileIsWaitedOut(t *testing.T) {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
-			lease := Options{Timeout: time.Hour, MaxClockSkewRate: 2}
+			lease := dynamolease.Options{Timeout: time.Hour, MaxClockSkewRate: 2}
 			again := openOnBoot(t, path, "boot-1", lease)
 			if why, _, discarded := again.Discarded(); !discarded {
 				t.Fatal("a new lease file was trusted in place of the deleted one")

@@ -1,4 +1,4 @@
-package dynamolease
+package boltstore
 
 import (
 	"context"
@@ -14,14 +14,17 @@ import (
 	"github.com/rs/zerolog"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/internal/rowcodec"
 )
 
-// BoltTable is a Table in a bbolt file: the embedded lease store for a single
+// Table is a dynamolease.Table in a bbolt file: the embedded lease store for a single
 // s3cond process. Leases survive a restart of the process, so a process that
 // comes back honours the leases it held before it stopped; after a restart
 // of the machine, see boltdurability.go. bbolt locks the file, so only one
 // process can use it; a second one gets an error after a second.
-type BoltTable struct {
+type Table struct {
 	db      *bolt.DB
 	path    string
 	commits *groupCommitter
@@ -43,19 +46,19 @@ type BoltTable struct {
 
 var leaseBucket = []byte("leases")
 
-// boltOpenTimeout bounds how long OpenBolt waits for another process's lock.
+// boltOpenTimeout bounds how long Open waits for another process's lock.
 const boltOpenTimeout = time.Second
 
 // ErrLeaseFileRecovering answers lease writes while the embedded store waits
 // out leases a previous process may have held before the machine restarted.
 var ErrLeaseFileRecovering = errors.New("dynamolease: the lease file was discarded after the machine restarted; lease writes resume once any lease held before the restart has expired")
 
-// BoltOptions tune OpenBolt.
-type BoltOptions struct {
-	// Lease is the options of the Committer that uses the table. When the
+// Options tune Open.
+type Options struct {
+	// Lease is the options of the dynamolease.Committer that uses the table. When the
 	// file cannot be trusted after a machine restart, lease writes are
 	// refused for Lease.Timeout × Lease.MaxClockSkewRate (defaults apply).
-	Lease Options
+	Lease dynamolease.Options
 	// Log gets the one error logged when the lease file is found replaced,
 	// truncated or deleted under the running process (boltidentity.go).
 	Log zerolog.Logger
@@ -72,8 +75,8 @@ type boltRow struct {
 	Released   bool   `json:"released,omitempty"`
 }
 
-// OpenBolt opens or creates the lease file at path.
-func OpenBolt(path string, opts BoltOptions) (*BoltTable, error) {
+// Open opens or creates the lease file at path.
+func Open(path string, opts Options) (*Table, error) {
 	readBoot := opts.bootID
 	if readBoot == nil {
 		readBoot = readBootID
@@ -82,7 +85,7 @@ func OpenBolt(path string, opts BoltOptions) (*BoltTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &BoltTable{path: path, lock: lock}
+	t := &Table{path: path, lock: lock}
 	opened := false
 	defer func() {
 		if !opened {
@@ -123,7 +126,7 @@ func OpenBolt(path string, opts BoltOptions) (*BoltTable, error) {
 
 // prepare creates the lease bucket and the file's id, starts watching the
 // path, and records the file's identity in the state file.
-func (b *BoltTable) prepare(log zerolog.Logger) error {
+func (b *Table) prepare(log zerolog.Logger) error {
 	if err := b.db.Update(func(tx *bolt.Tx) error {
 		if _, err := tx.CreateBucketIfNotExists(leaseBucket); err != nil {
 			return err
@@ -148,7 +151,7 @@ func (b *BoltTable) prepare(log zerolog.Logger) error {
 // distrustAfterRestart removes the lease file if it may have lost commits
 // in a restart of the machine, and then refuses lease writes until any
 // lease held before the restart has expired.
-func (b *BoltTable) distrustAfterRestart(bootID string, lease Options) error {
+func (b *Table) distrustAfterRestart(bootID string, lease dynamolease.Options) error {
 	trusted, why, err := trustLeaseFile(b.path, bootID)
 	if err != nil {
 		return fmt.Errorf("lease file %s: %w", b.path, err)
@@ -164,22 +167,22 @@ func (b *BoltTable) distrustAfterRestart(bootID string, lease Options) error {
 	return nil
 }
 
-// Discarded reports whether OpenBolt found the lease file untrustworthy
+// Discarded reports whether Open found the lease file untrustworthy
 // (missing, replaced, or possibly short of commits after a machine
 // restart) and started a new one, why, and until when lease writes are
 // refused. For the log.
-func (b *BoltTable) Discarded() (why string, writableAt time.Time, discarded bool) {
+func (b *Table) Discarded() (why string, writableAt time.Time, discarded bool) {
 	return b.discarded, b.writableAt, b.discarded != ""
 }
 
-// refuseWhileRecovering returns a Refusal wrapping ErrLeaseFileRecovering while the
+// refuseWhileRecovering returns a dynamolease.Refusal wrapping ErrLeaseFileRecovering while the
 // table waits out leases from before a machine restart.
-func (b *BoltTable) refuseWhileRecovering() error {
+func (b *Table) refuseWhileRecovering() error {
 	if b.writableAt.IsZero() {
 		return nil
 	}
 	if left := time.Until(b.writableAt); left > 0 {
-		return &Refusal{Kind: ErrUnavailable, Err: fmt.Errorf("%w (%s left)", ErrLeaseFileRecovering, left.Round(time.Second)),
+		return &dynamolease.Refusal{Kind: dynamolease.ErrUnavailable, Err: fmt.Errorf("%w (%s left)", ErrLeaseFileRecovering, left.Round(time.Second)),
 			Reason: "Conditional writes are paused after a restart of the machine until any lease held before it has expired; retry shortly."}
 	}
 	return nil
@@ -187,12 +190,12 @@ func (b *BoltTable) refuseWhileRecovering() error {
 
 // Close closes the file, synced, and records that it is. Closing twice
 // returns the first Close's error.
-func (b *BoltTable) Close() error {
+func (b *Table) Close() error {
 	b.closeOnce.Do(func() { b.closeErr = b.close() })
 	return b.closeErr
 }
 
-func (b *BoltTable) close() error {
+func (b *Table) close() error {
 	b.commits.close()
 	var syncErr error
 	if b.unsynced {
@@ -209,16 +212,16 @@ func (b *BoltTable) close() error {
 	return nil
 }
 
-// Create implements Table. A row whose TTL has passed counts as absent, as
+// Create implements dynamolease.Table. A row whose TTL has passed counts as absent, as
 // if DynamoDB's TTL sweep had removed it.
-func (b *BoltTable) Create(ctx context.Context, r Record) (*Record, error) {
+func (b *Table) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := b.refuseWhileRecovering(); err != nil {
 		return nil, err
 	}
-	var existing *Record
+	var existing *dynamolease.Record
 	err := b.commits.write(ctx, func(bucket *bolt.Bucket) error {
 		existing = nil
 		k := boltKey(r.Path, r.ETag)
@@ -226,33 +229,33 @@ func (b *BoltTable) Create(ctx context.Context, r Record) (*Record, error) {
 			return err
 		} else if current != nil && !expired(current, time.Now()) {
 			existing = current
-			return ErrConditionFailed
+			return dynamolease.ErrConditionFailed
 		}
 		return putBoltRow(bucket, k, r)
 	}, false)
 	return existing, err
 }
 
-// Replace implements Table.
-func (b *BoltTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
+// Replace implements dynamolease.Table.
+func (b *Table) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
 	return b.replace(ctx, r, seen, false)
 }
 
-// ReplaceLazily implements LazyReplacer: a release that no local goroutine
+// ReplaceLazily implements dynamolease.LazyReplacer: a release that no local goroutine
 // waits for may wait briefly to share the next acquire's commit (see
 // lazyCommitDelay).
-func (b *BoltTable) ReplaceLazily(ctx context.Context, r Record, seen uint64) (*Record, error) {
+func (b *Table) ReplaceLazily(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
 	return b.replace(ctx, r, seen, true)
 }
 
-func (b *BoltTable) replace(ctx context.Context, r Record, seen uint64, lazy bool) (*Record, error) {
+func (b *Table) replace(ctx context.Context, r dynamolease.Record, seen uint64, lazy bool) (*dynamolease.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := b.refuseWhileRecovering(); err != nil {
 		return nil, err
 	}
-	var current *Record
+	var current *dynamolease.Record
 	err := b.commits.write(ctx, func(bucket *bolt.Bucket) error {
 		current = nil
 		k := boltKey(r.Path, r.ETag)
@@ -262,19 +265,19 @@ func (b *BoltTable) replace(ctx context.Context, r Record, seen uint64, lazy boo
 		}
 		if row == nil || row.Generation != seen {
 			current = row
-			return ErrConditionFailed
+			return dynamolease.ErrConditionFailed
 		}
 		return putBoltRow(bucket, k, r)
 	}, lazy)
 	return current, err
 }
 
-// Get implements Table.
-func (b *BoltTable) Get(ctx context.Context, path, etag string) (*Record, error) {
+// Get implements dynamolease.Table.
+func (b *Table) Get(ctx context.Context, path, etag string) (*dynamolease.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var r *Record
+	var r *dynamolease.Record
 	err := b.db.View(func(tx *bolt.Tx) error {
 		var err error
 		r, err = decodeBoltRow(path, etag, tx.Bucket(leaseBucket).Get(boltKey(path, etag)))
@@ -285,7 +288,7 @@ func (b *BoltTable) Get(ctx context.Context, path, etag string) (*Record, error)
 
 // Sweep deletes rows whose TTL passed before now, as DynamoDB's TTL does, so
 // the file does not grow without bound. Call it now and then.
-func (b *BoltTable) Sweep(ctx context.Context, now time.Time) (deleted int, err error) {
+func (b *Table) Sweep(ctx context.Context, now time.Time) (deleted int, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -317,7 +320,7 @@ func (b *BoltTable) Sweep(ctx context.Context, now time.Time) (deleted int, err 
 	return deleted, err
 }
 
-func expired(r *Record, now time.Time) bool { return !r.TTL.IsZero() && r.TTL.Before(now) }
+func expired(r *dynamolease.Record, now time.Time) bool { return !r.TTL.IsZero() && r.TTL.Before(now) }
 
 // boltKey length-prefixes the path so no path/etag pair can collide with
 // another.
@@ -327,8 +330,8 @@ func boltKey(path, etag string) []byte {
 	return append(k, etag...)
 }
 
-func putBoltRow(bucket *bolt.Bucket, k []byte, r Record) error {
-	r = Normalise(r)
+func putBoltRow(bucket *bolt.Bucket, k []byte, r dynamolease.Record) error {
+	r = dynamolease.Normalise(r)
 	row := boltRow{
 		Generation: r.Generation,
 		TimeoutMS:  r.Timeout.Milliseconds(),
@@ -345,13 +348,13 @@ func putBoltRow(bucket *bolt.Bucket, k []byte, r Record) error {
 	return bucket.Put(k, v)
 }
 
-func decodeBoltRow(path, etag string, v []byte) (*Record, error) {
+func decodeBoltRow(path, etag string, v []byte) (*dynamolease.Record, error) {
 	if v == nil {
 		return nil, nil
 	}
-	r := &Record{Path: path, ETag: etag}
-	var problems rowProblems
-	decodeJSONRow(v, r, true, &problems)
+	r := &dynamolease.Record{Path: path, ETag: etag}
+	var problems rowcodec.Problems
+	rowcodec.DecodeJSON(v, r, true, &problems)
 	r.Unreadable = problems.String()
 	return r, nil
 }

@@ -1,4 +1,4 @@
-package dynamolease
+package etcdstore
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 	"google.golang.org/grpc"
 )
 
-// EtcdClientOptions say how to reach the etcd cluster that holds the lease
+// ClientOptions say how to reach the etcd cluster that holds the lease
 // table.
-type EtcdClientOptions struct {
+type ClientOptions struct {
 	// Endpoints are the members' client URLs (http://host:2379, https://...).
 	Endpoints []string
 	// Username and Password, when set, authenticate with etcd's auth.
-	// Authenticating is a request, so NewEtcdClient then needs the cluster
+	// Authenticating is a request, so NewClient then needs the cluster
 	// to answer within DialTimeout.
 	Username, Password string
 	// CAFile verifies the members' certificates (empty: the system's
@@ -37,9 +37,9 @@ const (
 	etcdKeepAliveTimeout = 3 * time.Second
 )
 
-// NewEtcdClient connects to the cluster. Without credentials it does not
+// NewClient connects to the cluster. Without credentials it does not
 // wait for the cluster: an unreachable cluster shows in the first request.
-func NewEtcdClient(o EtcdClientOptions) (*clientv3.Client, error) {
+func NewClient(o ClientOptions) (*clientv3.Client, error) {
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = 5 * time.Second
 	}
@@ -84,7 +84,7 @@ func NewEtcdClient(o EtcdClientOptions) (*clientv3.Client, error) {
 	return client, nil
 }
 
-func etcdTLS(o EtcdClientOptions) (*tls.Config, error) {
+func etcdTLS(o ClientOptions) (*tls.Config, error) {
 	info := transport.TLSInfo{TrustedCAFile: o.CAFile, CertFile: o.CertFile, KeyFile: o.KeyFile}
 	tlsConfig, err := info.ClientConfig()
 	if err != nil {

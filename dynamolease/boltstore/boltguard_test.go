@@ -1,4 +1,4 @@
-package dynamolease_test
+package boltstore_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/boltstore"
 )
 
 // The lease file deleted under a running process: a second process on the
@@ -20,7 +21,7 @@ func TestBoltLockSurvivesTheLeaseFilesDeletion(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	second, err := dynamolease.OpenBolt(path, dynamolease.BoltOptions{})
+	second, err := boltstore.Open(path, boltstore.Options{})
 	if err == nil {
 		_ = second.Close()
 		t.Fatal("a second OpenBolt started on the deleted lease file's path while the first still runs")
@@ -44,7 +45,7 @@ func TestBoltCorruptFileIsAClearError(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "leases.db")
-			tbl, err := dynamolease.OpenBolt(path, dynamolease.BoltOptions{})
+			tbl, err := boltstore.Open(path, boltstore.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,12 +62,12 @@ func TestBoltCorruptFileIsAClearError(t *testing.T) {
 			if err := os.WriteFile(path, corrupt(raw), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			again, err := dynamolease.OpenBolt(path, dynamolease.BoltOptions{})
+			again, err := boltstore.Open(path, boltstore.Options{})
 			if err == nil {
 				_ = again.Close()
 				t.Fatal("OpenBolt accepted a corrupt lease file")
 			}
-			if !errors.Is(err, dynamolease.ErrLeaseFileCorrupt) {
+			if !errors.Is(err, boltstore.ErrLeaseFileCorrupt) {
 				t.Fatalf("error %v, want ErrLeaseFileCorrupt", err)
 			}
 		})

@@ -1,4 +1,4 @@
-package dynamolease
+package boltstore
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/dynamolease"
 )
 
 // copyOf stands for a backup of the lease file taken at this moment
@@ -57,7 +59,7 @@ func TestLeaseFileChangedUnderTheProcessRefusesWrites(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "leases.db")
 			var logged bytes.Buffer
-			tbl, err := OpenBolt(path, BoltOptions{Log: zerolog.New(&logged), bootID: bootOf("boot-1")})
+			tbl, err := Open(path, Options{Log: zerolog.New(&logged), bootID: bootOf("boot-1")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +82,7 @@ func TestLeaseFileChangedUnderTheProcessRefusesWrites(t *testing.T) {
 
 // The commits of a live process grow the file; that is not a change.
 func TestLeaseFileGrowingIsNotAChange(t *testing.T) {
-	tbl := openOnBoot(t, filepath.Join(t.TempDir(), "leases.db"), "boot-1", Options{})
+	tbl := openOnBoot(t, filepath.Join(t.TempDir(), "leases.db"), "boot-1", dynamolease.Options{})
 	for i := range 2000 {
 		if err := createRow(t, tbl, fmt.Sprintf("b/%04d-%s", i, strings.Repeat("k", 200))); err != nil {
 			t.Fatalf("create %d: %v", i, err)
@@ -108,9 +110,9 @@ func TestLeaseFileChangedWhileStoppedIsWaitedOut(t *testing.T) {
 			}
 		},
 	}
-	stops := map[string]func(t *testing.T, tbl *BoltTable){
+	stops := map[string]func(t *testing.T, tbl *Table){
 		"after a crash": crash,
-		"after a clean close": func(t *testing.T, tbl *BoltTable) {
+		"after a clean close": func(t *testing.T, tbl *Table) {
 			if err := tbl.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +130,7 @@ func TestLeaseFileChangedWhileStoppedIsWaitedOut(t *testing.T) {
 				stop(t, first)
 				change(t, path, backup)
 
-				again := openOnBoot(t, path, "boot-1", Options{Timeout: time.Hour, MaxClockSkewRate: 2})
+				again := openOnBoot(t, path, "boot-1", dynamolease.Options{Timeout: time.Hour, MaxClockSkewRate: 2})
 				why, _, discarded := again.Discarded()
 				if !discarded {
 					t.Fatal("a changed lease file was trusted")
@@ -149,7 +151,7 @@ func TestUnchangedLeaseFileIsTrustedAcrossARestart(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again := openOnBoot(t, path, "boot-1", Options{})
+	again := openOnBoot(t, path, "boot-1", dynamolease.Options{})
 	if why, _, discarded := again.Discarded(); discarded {
 		t.Fatalf("the unchanged file was discarded: %s", why)
 	}

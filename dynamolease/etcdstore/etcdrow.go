@@ -1,9 +1,12 @@
-package dynamolease
+package etcdstore
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/internal/rowcodec"
 )
 
 // generationDigits is the width of the generation line that starts an etcd
@@ -36,7 +39,7 @@ func generationBounds(generation uint64) (low, high string) {
 	return line, line[:len(line)-1] + string(rune('\n'+1))
 }
 
-func encodeEtcdRow(r Record) (string, error) {
+func encodeEtcdRow(r dynamolease.Record) (string, error) {
 	row := etcdRow{Path: r.Path, ETag: r.ETag, TimeoutMS: r.Timeout.Milliseconds(), Owner: r.Owner, Released: r.Released}
 	if !r.TTL.IsZero() {
 		row.TTL = r.TTL.Unix()
@@ -49,17 +52,17 @@ func encodeEtcdRow(r Record) (string, error) {
 }
 
 // decodeEtcdRow reads the value of the row (path, etag).
-func decodeEtcdRow(value []byte, path, etag string) (*Record, error) {
-	r := &Record{Path: path, ETag: etag, Generation: unreadableGeneration}
-	var problems rowProblems
+func decodeEtcdRow(value []byte, path, etag string) (*dynamolease.Record, error) {
+	r := &dynamolease.Record{Path: path, ETag: etag, Generation: rowcodec.UnreadableGeneration}
+	var problems rowcodec.Problems
 	line, body, ok := bytes.Cut(value, []byte("\n"))
 	if !ok || len(line) != generationDigits {
-		problems.add("value does not start with a %d-digit generation line", generationDigits)
+		problems.Add("value does not start with a %d-digit generation line", generationDigits)
 		body = value
 	} else {
-		r.Generation = parseRowGeneration(string(line), &problems)
+		r.Generation = rowcodec.ParseGeneration(string(line), &problems)
 	}
-	decodeJSONRow(body, r, false, &problems)
+	rowcodec.DecodeJSON(body, r, false, &problems)
 	r.Unreadable = problems.String()
 	return r, nil
 }

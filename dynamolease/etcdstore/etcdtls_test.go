@@ -1,4 +1,4 @@
-package dynamolease_test
+package etcdstore_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/etcdstore"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -16,13 +17,13 @@ import (
 func TestEtcdOverTLSWithClientCertificate(t *testing.T) {
 	cluster, certs := testservers.StartEtcdClusterTLS(t)
 	ctx := testContext(t, 30*time.Second)
-	client, err := dynamolease.NewEtcdClient(dynamolease.EtcdClientOptions{Endpoints: cluster.Endpoints(),
+	client, err := etcdstore.NewClient(etcdstore.ClientOptions{Endpoints: cluster.Endpoints(),
 		CAFile: certs.CA, CertFile: certs.ClientCert, KeyFile: certs.ClientKey})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	c := dynamolease.NewCommitter(dynamolease.NewEtcdTable(client), dynamolease.Options{}, zerolog.Nop())
+	c := dynamolease.NewCommitter(etcdstore.New(client), dynamolease.Options{}, zerolog.Nop())
 	lease, err := c.Acquire(ctx, "b/k", "*", nil)
 	if err != nil {
 		t.Fatalf("Acquire over TLS: %v", err)
@@ -31,12 +32,12 @@ func TestEtcdOverTLSWithClientCertificate(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	withoutPair, err := dynamolease.NewEtcdClient(dynamolease.EtcdClientOptions{Endpoints: cluster.Endpoints(), CAFile: certs.CA})
+	withoutPair, err := etcdstore.NewClient(etcdstore.ClientOptions{Endpoints: cluster.Endpoints(), CAFile: certs.CA})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer withoutPair.Close()
-	tbl := dynamolease.NewEtcdTable(withoutPair, dynamolease.WithEtcdCallTimeout(2*time.Second))
+	tbl := etcdstore.New(withoutPair, etcdstore.WithCallTimeout(2*time.Second))
 	if _, err := tbl.Get(ctx, "b/k", "*"); err == nil {
 		t.Fatal("a client without a certificate read a lease row")
 	}

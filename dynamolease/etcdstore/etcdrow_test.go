@@ -1,9 +1,12 @@
-package dynamolease
+package etcdstore
 
 import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/internal/rowcodec"
 )
 
 // Replace's condition is "low < value < high" on bytes: it must hold for
@@ -13,7 +16,7 @@ func TestEtcdGenerationBoundsSelectExactlyOneGeneration(t *testing.T) {
 	for _, seen := range generations {
 		low, high := generationBounds(seen)
 		for _, stored := range generations {
-			for _, r := range []Record{
+			for _, r := range []dynamolease.Record{
 				{Path: "b/k", ETag: "*", Generation: stored},
 				{Path: "b/k", ETag: `"e"`, Generation: stored, Timeout: time.Second, TTL: time.Unix(1, 0), Owner: "o", Released: true},
 			} {
@@ -26,11 +29,11 @@ func TestEtcdGenerationBoundsSelectExactlyOneGeneration(t *testing.T) {
 				}
 				back, err := decodeEtcdRow([]byte(value), r.Path, r.ETag)
 				want := stored
-				if stored >= maxRowGeneration {
-					// Not believed (rowdecode.go): a takeover must not overflow.
-					want = unreadableGeneration
+				if stored >= rowcodec.MaxGeneration {
+					// Not believed (internal/rowcodec): a takeover must not overflow.
+					want = rowcodec.UnreadableGeneration
 				}
-				if err != nil || back.Generation != want || (back.Unreadable != "") != (stored >= maxRowGeneration) {
+				if err != nil || back.Generation != want || (back.Unreadable != "") != (stored >= rowcodec.MaxGeneration) {
 					t.Errorf("decode generation %d: %+v, %v", stored, back, err)
 				}
 			}
@@ -39,7 +42,7 @@ func TestEtcdGenerationBoundsSelectExactlyOneGeneration(t *testing.T) {
 }
 
 func TestEtcdKeysOfDifferentRowsDiffer(t *testing.T) {
-	tbl := &EtcdTable{prefix: DefaultEtcdPrefix}
+	tbl := &Table{prefix: DefaultPrefix}
 	pairs := [][2]string{{"a/b", "c"}, {"a", "b/c"}, {"a%2Fb", "c"}, {"a", `"c"`}, {"a", "c"}}
 	seen := map[string][2]string{}
 	for _, p := range pairs {

@@ -1,4 +1,4 @@
-package dynamolease
+package boltstore
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/dynamolease"
 )
 
 // bootOf stands for /proc/sys/kernel/random/boot_id on a machine that has
@@ -18,9 +20,9 @@ func bootOf(id string) func() (string, error) {
 	return func() (string, error) { return id, nil }
 }
 
-func openOnBoot(t *testing.T, path, boot string, lease Options) *BoltTable {
+func openOnBoot(t *testing.T, path, boot string, lease dynamolease.Options) *Table {
 	t.Helper()
-	tbl, err := OpenBolt(path, BoltOptions{Lease: lease, bootID: bootOf(boot)})
+	tbl, err := Open(path, Options{Lease: lease, bootID: bootOf(boot)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +33,7 @@ func openOnBoot(t *testing.T, path, boot string, lease Options) *BoltTable {
 // crash stands for the process dying: the committer and the file handle go,
 // nothing is synced and the state file is not updated. What was written is
 // in the kernel's page cache, as after a real crash of the process.
-func crash(t *testing.T, tbl *BoltTable) {
+func crash(t *testing.T, tbl *Table) {
 	t.Helper()
 	tbl.commits.close()
 	if err := tbl.db.Close(); err != nil {
@@ -43,22 +45,22 @@ func crash(t *testing.T, tbl *BoltTable) {
 
 // openWithHeldRow opens the lease file on boot and writes a live lease row,
 // b/held, to it.
-func openWithHeldRow(t *testing.T, path, boot string) *BoltTable {
+func openWithHeldRow(t *testing.T, path, boot string) *Table {
 	t.Helper()
-	tbl := openOnBoot(t, path, boot, Options{})
+	tbl := openOnBoot(t, path, boot, dynamolease.Options{})
 	if err := createRow(t, tbl, "b/held"); err != nil {
 		t.Fatal(err)
 	}
 	return tbl
 }
 
-func createRow(t *testing.T, tbl *BoltTable, path string) error {
+func createRow(t *testing.T, tbl *Table, path string) error {
 	t.Helper()
-	_, err := tbl.Create(context.Background(), Record{Path: path, ETag: "*", Timeout: 20 * time.Second, TTL: time.Now().Add(time.Hour)})
+	_, err := tbl.Create(context.Background(), dynamolease.Record{Path: path, ETag: "*", Timeout: 20 * time.Second, TTL: time.Now().Add(time.Hour)})
 	return err
 }
 
-func rowExists(t *testing.T, tbl *BoltTable, path string) bool {
+func rowExists(t *testing.T, tbl *Table, path string) bool {
 	t.Helper()
 	r, err := tbl.Get(context.Background(), path, "*")
 	if err != nil {
@@ -75,15 +77,15 @@ func TestUnsyncedLeaseFileIsTrustedAfterTheProcessCrashes(t *testing.T) {
 	}
 	crash(t, first)
 
-	again := openOnBoot(t, path, "boot-1", Options{})
+	again := openOnBoot(t, path, "boot-1", dynamolease.Options{})
 	if _, _, discarded := again.Discarded(); discarded {
 		t.Fatal("the file was discarded although the machine did not restart")
 	}
 	if !rowExists(t, again, "b/held") {
 		t.Fatal("the lease written before the crash is gone")
 	}
-	if err := createRow(t, again, "b/held"); !errors.Is(err, ErrConditionFailed) {
-		t.Fatalf("create over the held lease = %v, want ErrConditionFailed", err)
+	if err := createRow(t, again, "b/held"); !errors.Is(err, dynamolease.ErrConditionFailed) {
+		t.Fatalf("create over the held lease = %v, want dynamolease.ErrConditionFailed", err)
 	}
 }
 
@@ -92,7 +94,7 @@ func TestLeaseFileIsDiscardedAfterTheMachineRestartsUnclosed(t *testing.T) {
 	first := openWithHeldRow(t, path, "boot-1")
 	crash(t, first)
 
-	lease := Options{Timeout: 150 * time.Millisecond, MaxClockSkewRate: 2, PollInterval: 10 * time.Millisecond, WaitBudget: 50 * time.Millisecond}
+	lease := dynamolease.Options{Timeout: 150 * time.Millisecond, MaxClockSkewRate: 2, PollInterval: 10 * time.Millisecond, WaitBudget: 50 * time.Millisecond}
 	opened := time.Now()
 	again := openOnBoot(t, path, "boot-2", lease)
 	why, writableAt, discarded := again.Discarded()
@@ -111,14 +113,14 @@ func TestLeaseFileIsDiscardedAfterTheMachineRestartsUnclosed(t *testing.T) {
 	if err := createRow(t, again, "b/other"); !errors.Is(err, ErrLeaseFileRecovering) {
 		t.Fatalf("create while recovering = %v, want ErrLeaseFileRecovering", err)
 	}
-	if _, err := again.Replace(context.Background(), Record{Path: "b/other", ETag: "*"}, 0); !errors.Is(err, ErrLeaseFileRecovering) {
+	if _, err := again.Replace(context.Background(), dynamolease.Record{Path: "b/other", ETag: "*"}, 0); !errors.Is(err, ErrLeaseFileRecovering) {
 		t.Fatalf("replace while recovering = %v, want ErrLeaseFileRecovering", err)
 	}
-	committer := NewCommitter(again, lease, zerolog.Nop())
+	committer := dynamolease.NewCommitter(again, lease, zerolog.Nop())
 	_, err := committer.Acquire(context.Background(), "b/other", "*", nil)
-	var storeErr *StoreError
+	var storeErr *dynamolease.StoreError
 	if !errors.As(err, &storeErr) || !errors.Is(err, ErrLeaseFileRecovering) {
-		t.Fatalf("Acquire while recovering = %v, want a StoreError wrapping ErrLeaseFileRecovering", err)
+		t.Fatalf("Acquire while recovering = %v, want a dynamolease.StoreError wrapping ErrLeaseFileRecovering", err)
 	}
 
 	time.Sleep(time.Until(writableAt))
@@ -146,7 +148,7 @@ func TestClosedLeaseFileIsTrustedAfterTheMachineRestarts(t *testing.T) {
 		t.Fatalf("state file after Close = %q, %v; want it synced", raw, err)
 	}
 
-	again := openOnBoot(t, path, "boot-2", Options{})
+	again := openOnBoot(t, path, "boot-2", dynamolease.Options{})
 	if _, _, discarded := again.Discarded(); discarded {
 		t.Fatal("a file closed (and synced) before the restart was discarded")
 	}
@@ -162,7 +164,7 @@ func TestUnreadableStateFileIsNotTrusted(t *testing.T) {
 	if err := os.WriteFile(stateFilePath(path), []byte("{trunc"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	again := openOnBoot(t, path, "boot-1", Options{})
+	again := openOnBoot(t, path, "boot-1", dynamolease.Options{})
 	if _, _, discarded := again.Discarded(); !discarded {
 		t.Fatal("a lease file with an unreadable state file was trusted")
 	}
@@ -178,7 +180,7 @@ func TestLeaseFileWithoutStateFileIsTrusted(t *testing.T) {
 	if err := os.Remove(stateFilePath(path)); err != nil {
 		t.Fatal(err)
 	}
-	again := openOnBoot(t, path, "boot-2", Options{})
+	again := openOnBoot(t, path, "boot-2", dynamolease.Options{})
 	if !rowExists(t, again, "b/held") {
 		t.Fatal("a file without a state file was discarded")
 	}
@@ -186,7 +188,7 @@ func TestLeaseFileWithoutStateFileIsTrusted(t *testing.T) {
 
 func TestWithoutABootIDEveryCommitIsSynced(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "leases.db")
-	tbl, err := OpenBolt(path, BoltOptions{bootID: func() (string, error) { return "", errors.New("no /proc here") }})
+	tbl, err := Open(path, Options{bootID: func() (string, error) { return "", errors.New("no /proc here") }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +203,7 @@ func TestWithoutABootIDEveryCommitIsSynced(t *testing.T) {
 
 func TestStateFileSaysOpenWhileInUse(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "leases.db")
-	openOnBoot(t, path, "boot-7", Options{})
+	openOnBoot(t, path, "boot-7", dynamolease.Options{})
 	raw, err := os.ReadFile(stateFilePath(path))
 	var st leaseFileState
 	if err == nil {

@@ -1,4 +1,4 @@
-package dynamolease
+package etcdstore
 
 import (
 	"context"
@@ -9,12 +9,15 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/internal/rowcodec"
 )
 
-// DefaultEtcdPrefix is where EtcdTable keeps its rows unless told otherwise.
-const DefaultEtcdPrefix = "s3cond/leases/"
+// DefaultPrefix is where Table keeps its rows unless told otherwise.
+const DefaultPrefix = "s3cond/leases/"
 
-// EtcdTable is a Table on an etcd v3 cluster, for a fleet of s3cond
+// Table is a dynamolease.Table on an etcd v3 cluster, for a fleet of s3cond
 // processes without DynamoDB. Each row is one key:
 //
 //	<prefix><path, path-escaped>/<etag, path-escaped>
@@ -29,31 +32,35 @@ const DefaultEtcdPrefix = "s3cond/leases/"
 // default, linearizable. Each write attaches the row to an etcd lease that
 // ends no earlier than the row's TTL (etcdleases.go): etcd deletes dead rows
 // by itself, as DynamoDB's TTL does.
-type EtcdTable struct {
+type Table struct {
 	client      *clientv3.Client
 	prefix      string
 	callTimeout time.Duration
 	leases      *rowLeases
 }
 
-// EtcdOption tunes an EtcdTable.
-type EtcdOption func(*EtcdTable)
+// DefaultCallTimeout bounds each etcd request unless told otherwise, so a
+// cluster without quorum turns into a StoreError quickly.
+const DefaultCallTimeout = 3 * time.Second
 
-// WithEtcdCallTimeout bounds each etcd request (default DefaultCallTimeout):
+// Option tunes a Table.
+type Option func(*Table)
+
+// WithCallTimeout bounds each etcd request (default DefaultCallTimeout):
 // a cluster without quorum then fails a conditional write within it.
-func WithEtcdCallTimeout(d time.Duration) EtcdOption {
-	return func(t *EtcdTable) { t.callTimeout = d }
+func WithCallTimeout(d time.Duration) Option {
+	return func(t *Table) { t.callTimeout = d }
 }
 
-// WithEtcdPrefix sets the key prefix of the rows (default DefaultEtcdPrefix).
-func WithEtcdPrefix(prefix string) EtcdOption {
-	return func(t *EtcdTable) { t.prefix = prefix }
+// WithPrefix sets the key prefix of the rows (default DefaultPrefix).
+func WithPrefix(prefix string) Option {
+	return func(t *Table) { t.prefix = prefix }
 }
 
-// NewEtcdTable returns the lease table on client. The caller keeps
+// New returns the lease table on client. The caller keeps
 // ownership of client and closes it after the last use of the table.
-func NewEtcdTable(client *clientv3.Client, opts ...EtcdOption) *EtcdTable {
-	t := &EtcdTable{client: client, prefix: DefaultEtcdPrefix, callTimeout: DefaultCallTimeout}
+func New(client *clientv3.Client, opts ...Option) *Table {
+	t := &Table{client: client, prefix: DefaultPrefix, callTimeout: DefaultCallTimeout}
 	for _, o := range opts {
 		o(t)
 	}
@@ -62,29 +69,29 @@ func NewEtcdTable(client *clientv3.Client, opts ...EtcdOption) *EtcdTable {
 }
 
 // Prefix is the key prefix of the rows.
-func (t *EtcdTable) Prefix() string { return t.prefix }
+func (t *Table) Prefix() string { return t.prefix }
 
 // Key is the etcd key of the row (path, etag).
-func (t *EtcdTable) Key(path, etag string) string {
+func (t *Table) Key(path, etag string) string {
 	return t.prefix + url.PathEscape(path) + "/" + url.PathEscape(etag)
 }
 
-// Create implements Table: put if the key has never been created (or was
+// Create implements dynamolease.Table: put if the key has never been created (or was
 // deleted when its lease expired).
-func (t *EtcdTable) Create(ctx context.Context, r Record) (*Record, error) {
+func (t *Table) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
 	key := t.Key(r.Path, r.ETag)
 	absent := clientv3.Compare(clientv3.CreateRevision(key), "=", 0)
 	return t.conditionalPut(ctx, "create", r, absent)
 }
 
-// Replace implements Table: put if the stored value starts with the seen
+// Replace implements dynamolease.Table: put if the stored value starts with the seen
 // generation. The generation is the value's fixed-width first line, so
 // "starts with it" is two byte comparisons: greater than that line, and less
 // than the line with its newline bumped by one. A missing key fails both
 // (etcd fails a value comparison on a key that does not exist).
-func (t *EtcdTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
+func (t *Table) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
 	key := t.Key(r.Path, r.ETag)
-	if seen == unreadableGeneration {
+	if seen == rowcodec.UnreadableGeneration {
 		return t.replaceUnreadable(ctx, r, key)
 	}
 	low, high := generationBounds(seen)
@@ -93,8 +100,8 @@ func (t *EtcdTable) Replace(ctx context.Context, r Record, seen uint64) (*Record
 		clientv3.Compare(clientv3.Value(key), "<", high))
 }
 
-func (t *EtcdTable) conditionalPut(ctx context.Context, op string, r Record, conditions ...clientv3.Cmp) (*Record, error) {
-	r = Normalise(r)
+func (t *Table) conditionalPut(ctx context.Context, op string, r dynamolease.Record, conditions ...clientv3.Cmp) (*dynamolease.Record, error) {
+	r = dynamolease.Normalise(r)
 	key := t.Key(r.Path, r.ETag)
 	value, err := encodeEtcdRow(r)
 	if err != nil {
@@ -118,13 +125,13 @@ func (t *EtcdTable) conditionalPut(ctx context.Context, op string, r Record, con
 	if err != nil {
 		return nil, err
 	}
-	return current, ErrConditionFailed
+	return current, dynamolease.ErrConditionFailed
 }
 
 // txnWithLease runs a write with the etcd lease that keeps the row until
 // ttl (none for a zero ttl). A lease that vanished under it (revoked by
 // hand) is replaced once.
-func (t *EtcdTable) txnWithLease(ctx context.Context, ttl time.Time, txn func(...clientv3.OpOption) (*clientv3.TxnResponse, error)) (*clientv3.TxnResponse, error) {
+func (t *Table) txnWithLease(ctx context.Context, ttl time.Time, txn func(...clientv3.OpOption) (*clientv3.TxnResponse, error)) (*clientv3.TxnResponse, error) {
 	if ttl.IsZero() {
 		return txn()
 	}
@@ -142,7 +149,7 @@ func (t *EtcdTable) txnWithLease(ctx context.Context, ttl time.Time, txn func(..
 	}
 }
 
-func (t *EtcdTable) rowFromTxnElse(resp *clientv3.TxnResponse, path, etag string) (*Record, error) {
+func (t *Table) rowFromTxnElse(resp *clientv3.TxnResponse, path, etag string) (*dynamolease.Record, error) {
 	if len(resp.Responses) != 1 {
 		return nil, fmt.Errorf("etcd lease %q %q: failed transaction returned %d responses, want 1", path, etag, len(resp.Responses))
 	}
@@ -153,8 +160,8 @@ func (t *EtcdTable) rowFromTxnElse(resp *clientv3.TxnResponse, path, etag string
 	return decodeEtcdRow(kvs[0].Value, path, etag)
 }
 
-// Get implements Table with a linearizable read.
-func (t *EtcdTable) Get(ctx context.Context, path, etag string) (*Record, error) {
+// Get implements dynamolease.Table with a linearizable read.
+func (t *Table) Get(ctx context.Context, path, etag string) (*dynamolease.Record, error) {
 	callCtx, cancel := t.callContext(ctx)
 	defer cancel()
 	resp, err := t.client.Get(callCtx, t.Key(path, etag))
@@ -171,15 +178,15 @@ func (t *EtcdTable) Get(ctx context.Context, path, etag string) (*Record, error)
 // it at once instead of queueing it until the bound: either way the
 // conditional write gets its 503 quickly, but refused requests leave no
 // proposal behind that might still apply later.
-func (t *EtcdTable) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+func (t *Table) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	callCtx, cancel := context.WithTimeout(ctx, t.callTimeout)
 	return clientv3.WithRequireLeader(callCtx), cancel
 }
 
-// replaceUnreadable takes over a row read with unreadableGeneration (its
+// replaceUnreadable takes over a row read with rowcodec.UnreadableGeneration (its
 // generation line is missing or unusable): the write is conditional on the
 // key not having been written since a fresh read showed it so.
-func (t *EtcdTable) replaceUnreadable(ctx context.Context, r Record, key string) (*Record, error) {
+func (t *Table) replaceUnreadable(ctx context.Context, r dynamolease.Record, key string) (*dynamolease.Record, error) {
 	callCtx, cancel := t.callContext(ctx)
 	resp, err := t.client.Get(callCtx, key)
 	cancel()
@@ -187,14 +194,14 @@ func (t *EtcdTable) replaceUnreadable(ctx context.Context, r Record, key string)
 		return nil, fmt.Errorf("etcd get lease %q %q: %w", r.Path, r.ETag, err)
 	}
 	if len(resp.Kvs) == 0 {
-		return nil, ErrConditionFailed
+		return nil, dynamolease.ErrConditionFailed
 	}
 	current, err := decodeEtcdRow(resp.Kvs[0].Value, r.Path, r.ETag)
 	if err != nil {
 		return nil, err
 	}
-	if current.Generation != unreadableGeneration {
-		return current, ErrConditionFailed
+	if current.Generation != rowcodec.UnreadableGeneration {
+		return current, dynamolease.ErrConditionFailed
 	}
 	return t.conditionalPut(ctx, "replace", r,
 		clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision))

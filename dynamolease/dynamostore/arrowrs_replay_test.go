@@ -1,4 +1,4 @@
-package dynamolease_test
+package dynamostore_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/dynamostore"
 	"github.com/s3cond/s3cond/internal/arrowrs"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
@@ -31,15 +32,24 @@ func rawRow(t *testing.T, client *dynamodb.Client, table, path, etag string) map
 
 // arrowRSKeyed is a Committer on a fresh moto table keyed in arrow-rs format
 // for bucket "lake", and an arrow-rs client replayed on the same table.
-func arrowRSKeyed(t *testing.T, client *dynamodb.Client, format dynamolease.KeyFormat, opts dynamolease.Options) (*dynamolease.Committer, arrowrs.Commit) {
+func arrowRSKeyed(t *testing.T, client *dynamodb.Client, format dynamostore.KeyFormat, opts dynamolease.Options) (*dynamolease.Committer, arrowrs.Commit) {
 	t.Helper()
 	plain := newDynamoTable(t, client)
 	tbl := plain
-	if format == dynamolease.KeyFormatArrowRS {
-		tbl = dynamolease.NewDynamoTable(client, plain.Name(), dynamolease.WithArrowRSKeys("lake"))
+	if format == dynamostore.KeyFormatArrowRS {
+		tbl = dynamostore.New(client, plain.Name(), dynamostore.WithArrowRSKeys("lake"))
 	}
 	return dynamolease.NewCommitter(tbl, opts, zerolog.Nop()),
 		arrowrs.New(client, plain.Name())
+}
+
+func mustAcquire(t *testing.T, c *dynamolease.Committer, path, etag string) *dynamolease.Lease {
+	t.Helper()
+	l, err := c.Acquire(testContext(t, 10*time.Second), path, etag, nil)
+	if err != nil {
+		t.Fatalf("Acquire(%q, %q): %v", path, etag, err)
+	}
+	return l
 }
 
 const lakeETag = `"9b2cf535f27731c974343645a3985328"` // as a HEAD reports it, quotes included
@@ -59,7 +69,7 @@ func TestArrowRSInteroperabilityOnMoto(t *testing.T) {
 var shortWait = dynamolease.Options{Timeout: 20 * time.Second, PollInterval: 50 * time.Millisecond, WaitBudget: 300 * time.Millisecond}
 
 func testArrowRSLockBlocksS3cond(t *testing.T, client *dynamodb.Client) {
-	c, arrow := arrowRSKeyed(t, client, dynamolease.KeyFormatArrowRS, shortWait)
+	c, arrow := arrowRSKeyed(t, client, dynamostore.KeyFormatArrowRS, shortWait)
 	ctx := testContext(t, 20*time.Second)
 	if _, ok, err := arrow.TryLock(ctx, "tables/t1/_delta_log/00001.json", "", nil); !ok || err != nil {
 		t.Fatalf("arrow-rs try_lock: ok=%v, %v", ok, err)
@@ -71,7 +81,7 @@ func testArrowRSLockBlocksS3cond(t *testing.T, client *dynamodb.Client) {
 }
 
 func testS3condLeaseBlocksArrowRS(t *testing.T, client *dynamodb.Client) {
-	c, arrow := arrowRSKeyed(t, client, dynamolease.KeyFormatArrowRS, shortWait)
+	c, arrow := arrowRSKeyed(t, client, dynamostore.KeyFormatArrowRS, shortWait)
 	ctx := testContext(t, 20*time.Second)
 	lease := mustAcquire(t, c, "lake/tables/t1/part-0.parquet", lakeETag)
 	// The row is keyed as arrow-rs keys it, with its attributes.
@@ -118,7 +128,7 @@ func testS3condLeaseBlocksArrowRS(t *testing.T, client *dynamodb.Client) {
 
 func testS3condTakesOverAnArrowRSLockAfterTimeoutTimesSkew(t *testing.T, client *dynamodb.Client) {
 	opts := dynamolease.Options{Timeout: 5 * time.Second, MaxClockSkewRate: 2, PollInterval: 50 * time.Millisecond, WaitBudget: 5 * time.Second}
-	c, arrow := arrowRSKeyed(t, client, dynamolease.KeyFormatArrowRS, opts)
+	c, arrow := arrowRSKeyed(t, client, dynamostore.KeyFormatArrowRS, opts)
 	arrow.Timeout = 400 * time.Millisecond
 	ctx := testContext(t, 20*time.Second)
 	if _, ok, err := arrow.TryLock(ctx, "k", lakeETag, nil); !ok || err != nil {
@@ -142,18 +152,18 @@ func testS3condTakesOverAnArrowRSLockAfterTimeoutTimesSkew(t *testing.T, client 
 }
 
 func testOtherBucketsAreRefused(t *testing.T, client *dynamodb.Client) {
-	c, _ := arrowRSKeyed(t, client, dynamolease.KeyFormatArrowRS, shortWait)
+	c, _ := arrowRSKeyed(t, client, dynamostore.KeyFormatArrowRS, shortWait)
 	_, err := c.Acquire(testContext(t, 10*time.Second), "other/k", "*", nil)
-	if !errors.Is(err, dynamolease.ErrOtherBucket) {
+	if !errors.Is(err, dynamostore.ErrOtherBucket) {
 		t.Fatalf("Acquire on another bucket: %v, want ErrOtherBucket", err)
 	}
 	// Reads of other paths still reach the table (the readiness probe's).
 	plain := newDynamoTable(t, client)
-	keyed := dynamolease.NewDynamoTable(client, plain.Name(), dynamolease.WithArrowRSKeys("lake"))
+	keyed := dynamostore.New(client, plain.Name(), dynamostore.WithArrowRSKeys("lake"))
 	if r, err := keyed.Get(testContext(t, 10*time.Second), "s3cond-readiness-probe/", "*"); r != nil || err != nil {
 		t.Fatalf("Get of another bucket's path: %+v, %v; want no row, no error", r, err)
 	}
-	gone := dynamolease.NewDynamoTable(client, "no-such-table", dynamolease.WithArrowRSKeys("lake"))
+	gone := dynamostore.New(client, "no-such-table", dynamostore.WithArrowRSKeys("lake"))
 	if _, err := gone.Get(testContext(t, 10*time.Second), "s3cond-readiness-probe/", "*"); err == nil {
 		t.Fatal("Get on a missing table succeeded: the readiness probe would not notice")
 	}
@@ -162,7 +172,7 @@ func testOtherBucketsAreRefused(t *testing.T, client *dynamodb.Client) {
 // The control: keyed "<bucket>/<key>", s3cond and arrow-rs never meet, and
 // both hold a lock on the same object at once.
 func testBucketKeyFormatDoesNotMeetArrowRS(t *testing.T, client *dynamodb.Client) {
-	c, arrow := arrowRSKeyed(t, client, dynamolease.KeyFormatBucketKey, shortWait)
+	c, arrow := arrowRSKeyed(t, client, dynamostore.KeyFormatBucketKey, shortWait)
 	ctx := testContext(t, 20*time.Second)
 	if _, ok, err := arrow.TryLock(ctx, "k", "", nil); !ok || err != nil {
 		t.Fatalf("arrow-rs try_lock: ok=%v, %v", ok, err)

@@ -1,4 +1,4 @@
-package dynamolease
+package etcdstore
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package dynamolease
+package dynamostore
 
 import (
 	"context"
@@ -29,7 +29,7 @@ const tableActiveWait = 2 * time.Minute
 // exist (PAY_PER_REQUEST), waits until it is ACTIVE, and enables TTL on the
 // ttl attribute. An existing table is fine. A table that is ready without
 // TTL returns an error wrapping ErrTTLUnavailable.
-func CreateTable(ctx context.Context, client DynamoAPI, name string) error {
+func CreateTable(ctx context.Context, client API, name string) error {
 	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName: aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{
@@ -52,7 +52,7 @@ func CreateTable(ctx context.Context, client DynamoAPI, name string) error {
 	return enableTTL(ctx, client, name)
 }
 
-func waitActive(ctx context.Context, client DynamoAPI, name string) error {
+func waitActive(ctx context.Context, client API, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, tableActiveWait)
 	defer cancel()
 	for {
@@ -71,7 +71,7 @@ func waitActive(ctx context.Context, client DynamoAPI, name string) error {
 	}
 }
 
-func enableTTL(ctx context.Context, client DynamoAPI, name string) error {
+func enableTTL(ctx context.Context, client API, name string) error {
 	desc, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
 	if err == nil && desc.TimeToLiveDescription != nil &&
 		aws.ToString(desc.TimeToLiveDescription.AttributeName) == attrTTL {
@@ -97,11 +97,11 @@ func enableTTL(ctx context.Context, client DynamoAPI, name string) error {
 	return nil
 }
 
-// NewDynamoClient builds a DynamoDB client for the lease table: region,
+// NewClient builds a DynamoDB client for the lease table: region,
 // optional endpoint (moto, dynalite, DynamoDB Local), optional static
 // credentials (nil: the default chain). Retries are few and short and each
 // HTTP exchange is bounded, so an unreachable table fails fast.
-func NewDynamoClient(ctx context.Context, region, endpoint string, creds aws.CredentialsProvider) (*dynamodb.Client, error) {
+func NewClient(ctx context.Context, region, endpoint string, creds aws.CredentialsProvider) (*dynamodb.Client, error) {
 	opts := []func(*config.LoadOptions) error{
 		config.WithRegion(region),
 		// A buildable client keeps working when AWS_CA_BUNDLE is set.

@@ -1,4 +1,4 @@
-package dynamolease
+package boltstore
 
 import (
 	"context"
@@ -33,7 +33,7 @@ const maxGroupCommit = 256
 const lazyCommitDelay = 2 * time.Millisecond
 
 // boltWrite is one conditional write waiting for the group committer.
-// apply runs inside the shared transaction: it returns ErrConditionFailed
+// apply runs inside the shared transaction: it returns dynamolease.ErrConditionFailed
 // (or another per-write error) as its own outcome, which never aborts the
 // transaction for the other writes in it. A lazy write may wait up to
 // lazyCommitDelay for an urgent one to commit with.

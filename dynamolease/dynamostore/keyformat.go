@@ -1,12 +1,14 @@
-package dynamolease
+package dynamostore
 
 import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/s3cond/s3cond/dynamolease"
 )
 
-// KeyFormat says how a DynamoTable names a lease row (its partition key).
+// KeyFormat says how a Table names a lease row (its partition key).
 type KeyFormat string
 
 const (
@@ -29,13 +31,13 @@ var ErrOtherBucket = errors.New("dynamolease: the lease table is keyed in arrow-
 // for the one bucket it serves: the lease path "<bucket>/<key>" becomes the
 // row key "<key>". Writes of any other bucket's leases fail with
 // ErrOtherBucket.
-func WithArrowRSKeys(bucket string) DynamoOption {
-	return func(t *DynamoTable) { t.arrowRSBucket = bucket }
+func WithArrowRSKeys(bucket string) Option {
+	return func(t *Table) { t.arrowRSBucket = bucket }
 }
 
 // rowPath is the partition key of the lease on path; ok is false when the
 // table does not serve path's bucket.
-func (t *DynamoTable) rowPath(path string) (row string, ok bool) {
+func (t *Table) rowPath(path string) (row string, ok bool) {
 	if t.arrowRSBucket == "" {
 		return path, true
 	}
@@ -47,11 +49,11 @@ func (t *DynamoTable) rowPath(path string) (row string, ok bool) {
 }
 
 // writablePath is rowPath for a write: another bucket's lease is refused,
-// for good (ErrUnsupported): the client is told so rather than to retry.
-func (t *DynamoTable) writablePath(path string) (string, error) {
+// for good (dynamolease.ErrUnsupported): the client is told so rather than to retry.
+func (t *Table) writablePath(path string) (string, error) {
 	row, ok := t.rowPath(path)
 	if !ok {
-		return "", &Refusal{Kind: ErrUnsupported, Err: fmt.Errorf("%w: lease %q (the table serves bucket %q)", ErrOtherBucket, path, t.arrowRSBucket),
+		return "", &dynamolease.Refusal{Kind: dynamolease.ErrUnsupported, Err: fmt.Errorf("%w: lease %q (the table serves bucket %q)", ErrOtherBucket, path, t.arrowRSBucket),
 			Reason: "Conditional writes on this bucket are not supported: the lease table is keyed in arrow-rs format for one other bucket."}
 	}
 	return row, nil

@@ -1,4 +1,4 @@
-package dynamolease
+package dynamostore
 
 import (
 	"context"
@@ -10,11 +10,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/internal/rowcodec"
 )
 
-// DynamoAPI is the part of the DynamoDB client the lease table uses;
+// API is the part of the DynamoDB client the lease table uses;
 // *dynamodb.Client implements it, and tests can put a fake in its place.
-type DynamoAPI interface {
+type API interface {
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
@@ -35,13 +38,13 @@ const (
 )
 
 // DefaultCallTimeout bounds each DynamoDB call, retries included, so an
-// unreachable table turns into a StoreError quickly.
+// unreachable table turns into a dynamolease.StoreError quickly.
 const DefaultCallTimeout = 3 * time.Second
 
-// DynamoTable is a Table on a DynamoDB table (or moto, or dynalite), shared
+// Table is a dynamolease.Table on a DynamoDB table (or moto, or dynalite), shared
 // with arrow-rs object_store's DynamoDB commit protocol.
-type DynamoTable struct {
-	client      DynamoAPI
+type Table struct {
+	client      API
 	name        string
 	callTimeout time.Duration
 	// arrowRSBucket, when set, is the one bucket whose leases the table
@@ -49,36 +52,36 @@ type DynamoTable struct {
 	arrowRSBucket string
 }
 
-// DynamoOption tunes a DynamoTable.
-type DynamoOption func(*DynamoTable)
+// Option tunes a Table.
+type Option func(*Table)
 
 // WithCallTimeout sets the bound on each DynamoDB call (default
 // DefaultCallTimeout).
-func WithCallTimeout(d time.Duration) DynamoOption {
-	return func(t *DynamoTable) { t.callTimeout = d }
+func WithCallTimeout(d time.Duration) Option {
+	return func(t *Table) { t.callTimeout = d }
 }
 
-// NewDynamoTable returns the lease table named tableName.
-func NewDynamoTable(client DynamoAPI, tableName string, opts ...DynamoOption) *DynamoTable {
-	t := &DynamoTable{client: client, name: tableName, callTimeout: DefaultCallTimeout}
+// New returns the lease table named tableName.
+func New(client API, tableName string, opts ...Option) *Table {
+	t := &Table{client: client, name: tableName, callTimeout: DefaultCallTimeout}
 	for _, o := range opts {
 		o(t)
 	}
 	return t
 }
 
-// Create implements Table with PutItem conditional on attribute_not_exists.
+// Create implements dynamolease.Table with PutItem conditional on attribute_not_exists.
 // When the condition fails it returns the row DynamoDB sent back
 // (ReturnValuesOnConditionCheckFailure=ALL_OLD), or reads it with a
 // consistent GetItem when the server sent none (dynalite).
-func (t *DynamoTable) Create(ctx context.Context, r Record) (*Record, error) {
+func (t *Table) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
 	return t.put(ctx, r, "attribute_not_exists(#pk)", nil, false)
 }
 
-// Replace implements Table with PutItem conditional on the generation, the
+// Replace implements dynamolease.Table with PutItem conditional on the generation, the
 // condition arrow-rs uses for a takeover.
-func (t *DynamoTable) Replace(ctx context.Context, r Record, seen uint64) (*Record, error) {
-	if seen == unreadableGeneration {
+func (t *Table) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
+	if seen == rowcodec.UnreadableGeneration {
 		return t.replaceUnreadable(ctx, r)
 	}
 	return t.put(ctx, r, "attribute_exists(#pk) AND #gen = :seen", map[string]types.AttributeValue{
@@ -88,7 +91,7 @@ func (t *DynamoTable) Replace(ctx context.Context, r Record, seen uint64) (*Reco
 
 // put writes r on condition; usesGeneration says whether the condition
 // names the generation attribute (#gen).
-func (t *DynamoTable) put(ctx context.Context, r Record, condition string, values map[string]types.AttributeValue, usesGeneration bool) (*Record, error) {
+func (t *Table) put(ctx context.Context, r dynamolease.Record, condition string, values map[string]types.AttributeValue, usesGeneration bool) (*dynamolease.Record, error) {
 	rowPath, err := t.writablePath(r.Path)
 	if err != nil {
 		return nil, err
@@ -122,17 +125,17 @@ func (t *DynamoTable) put(ctx context.Context, r Record, condition string, value
 			return nil, err
 		}
 		current.Path = r.Path
-		return current, ErrConditionFailed
+		return current, dynamolease.ErrConditionFailed
 	}
 	current, err := t.Get(ctx, r.Path, r.ETag)
 	if err != nil {
 		return nil, err
 	}
-	return current, ErrConditionFailed
+	return current, dynamolease.ErrConditionFailed
 }
 
-// Get implements Table with a strongly consistent GetItem.
-func (t *DynamoTable) Get(ctx context.Context, path, etag string) (*Record, error) {
+// Get implements dynamolease.Table with a strongly consistent GetItem.
+func (t *Table) Get(ctx context.Context, path, etag string) (*dynamolease.Record, error) {
 	// A read of another bucket's lease (the readiness probe's) reads the
 	// path unchanged: no write ever makes such a row, so it reads as absent
 	// and still proves the table answers.
@@ -158,8 +161,8 @@ func (t *DynamoTable) Get(ctx context.Context, path, etag string) (*Record, erro
 	return r, nil
 }
 
-func encodeItem(r Record) map[string]types.AttributeValue {
-	r = Normalise(r)
+func encodeItem(r dynamolease.Record) map[string]types.AttributeValue {
+	r = dynamolease.Normalise(r)
 	item := map[string]types.AttributeValue{
 		attrPath:       str(r.Path),
 		attrETag:       str(r.ETag),
@@ -178,8 +181,8 @@ func encodeItem(r Record) map[string]types.AttributeValue {
 
 // decodeItem reads a row, including one arrow-rs wrote (no owner, no
 // released flag) and one whose numbers are unreadable (rowdecode.go).
-func decodeItem(item map[string]types.AttributeValue) (*Record, error) {
-	var r Record
+func decodeItem(item map[string]types.AttributeValue) (*dynamolease.Record, error) {
+	var r dynamolease.Record
 	var err error
 	if r.Path, err = stringAttr(item, attrPath); err != nil {
 		return nil, err
@@ -187,17 +190,17 @@ func decodeItem(item map[string]types.AttributeValue) (*Record, error) {
 	if r.ETag, err = stringAttr(item, attrETag); err != nil {
 		return nil, err
 	}
-	var problems rowProblems
-	r.Generation = unreadableGeneration
+	var problems rowcodec.Problems
+	r.Generation = rowcodec.UnreadableGeneration
 	if v, ok := item[attrGeneration].(*types.AttributeValueMemberN); ok {
-		r.Generation = parseRowGeneration(v.Value, &problems)
+		r.Generation = rowcodec.ParseGeneration(v.Value, &problems)
 	} else {
-		problems.add("generation missing or not a number")
+		problems.Add("generation missing or not a number")
 	}
 	if v, ok := item[attrTimeout].(*types.AttributeValueMemberN); ok {
-		r.Timeout = parseRowTimeout(v.Value, &problems)
+		r.Timeout = rowcodec.ParseTimeout(v.Value, &problems)
 	} else {
-		problems.add("timeout missing or not a number")
+		problems.Add("timeout missing or not a number")
 	}
 	if v, ok := item[attrTTL]; ok {
 		n, isNumber := v.(*types.AttributeValueMemberN)
@@ -206,9 +209,9 @@ func decodeItem(item map[string]types.AttributeValue) (*Record, error) {
 			epoch, err = strconv.ParseInt(n.Value, 10, 64)
 		}
 		if !isNumber || err != nil {
-			problems.add("ttl is not an epoch second")
+			problems.Add("ttl is not an epoch second")
 		} else {
-			r.TTL = rowTTL(epoch, &problems)
+			r.TTL = rowcodec.TTL(epoch, &problems)
 		}
 	}
 	if v, ok := item[attrOwner].(*types.AttributeValueMemberS); ok {
@@ -236,12 +239,12 @@ func stringAttr(item map[string]types.AttributeValue, name string) (string, erro
 }
 
 // Name is the DynamoDB table's name.
-func (t *DynamoTable) Name() string { return t.name }
+func (t *Table) Name() string { return t.name }
 
-// replaceUnreadable takes over a row read with unreadableGeneration: its
+// replaceUnreadable takes over a row read with rowcodec.UnreadableGeneration: its
 // stored generation is missing or unusable, so the write is conditional on
 // the generation attribute being exactly what a fresh read shows.
-func (t *DynamoTable) replaceUnreadable(ctx context.Context, r Record) (*Record, error) {
+func (t *Table) replaceUnreadable(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
 	rowPath, err := t.writablePath(r.Path)
 	if err != nil {
 		return nil, err
@@ -257,15 +260,15 @@ func (t *DynamoTable) replaceUnreadable(ctx context.Context, r Record) (*Record,
 		return nil, fmt.Errorf("get lease %q %q from %s: %w", r.Path, r.ETag, t.name, err)
 	}
 	if len(out.Item) == 0 {
-		return nil, ErrConditionFailed
+		return nil, dynamolease.ErrConditionFailed
 	}
 	current, err := decodeItem(out.Item)
 	if err != nil {
 		return nil, err
 	}
 	current.Path = r.Path
-	if current.Generation != unreadableGeneration {
-		return current, ErrConditionFailed
+	if current.Generation != rowcodec.UnreadableGeneration {
+		return current, dynamolease.ErrConditionFailed
 	}
 	stored, ok := out.Item[attrGeneration]
 	if !ok {
