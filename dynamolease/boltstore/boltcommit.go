@@ -20,20 +20,20 @@ const maxGroupCommit = 256
 // lazyCommitDelay is how long a lazy write (a lease release) may wait for
 // an urgent one to share its transaction.
 //
-// Why: every conditional write commits twice, acquire and release; a
-// release that waits for the next acquire halves the transactions. Where
-// commits are synced (no boot id, boltdurability.go) each transaction costs
-// two fdatasyncs, and sharing them makes conditional creates about 7-8%
-// faster; where they are not, a transaction is a few page writes and the
-// gain is within measurement noise. Only releases that no goroutine of this
-// process waits for are lazy (ReplaceLazily): the caller made it with
-// Lease.ReleaseNotAwaited (the proxy releases after the answer, in the
-// background) and no local goroutine wants the row next (with the embedded table there is no other process),
-// so nobody waits longer.
+// Why: every conditional write commits twice, acquire and release; a release
+// that waits for the next acquire halves the transactions. Where commits are
+// synced (no boot id, boltdurability.go) each transaction costs two fdatasyncs,
+// and sharing them makes conditional creates about 7-8% faster; where they are
+// not, a transaction is a few page writes and the gain is within measurement
+// noise. Only releases that no goroutine of this process waits for are lazy
+// (ReplaceLazily): the caller made it with Lease.ReleaseNotAwaited (the proxy
+// releases after the answer, in the background) and no local goroutine wants
+// the row next (with the embedded table there is no other process), so nobody
+// waits longer.
 const lazyCommitDelay = 2 * time.Millisecond
 
-// boltWrite is one conditional write waiting for the group committer.
-// apply runs inside the shared transaction: it returns dynamolease.ErrConditionFailed
+// boltWrite is one conditional write waiting for the group committer. apply
+// runs inside the shared transaction: it returns dynamolease.ErrConditionFailed
 // (or another per-write error) as its own outcome, which never aborts the
 // transaction for the other writes in it. A lazy write may wait up to
 // lazyCommitDelay for an urgent one to commit with.

@@ -19,9 +19,9 @@ import (
 	"github.com/s3cond/s3cond/dynamolease/internal/rowcodec"
 )
 
-// Table is a dynamolease.Table in a bbolt file: the embedded lease store for a single
-// s3cond process. Leases survive a restart of the process, so a process that
-// comes back honours the leases it held before it stopped; after a restart
+// Table is a dynamolease.Table in a bbolt file: the embedded lease store for a
+// single s3cond process. Leases survive a restart of the process, so a process
+// that comes back honours the leases it held before it stopped; after a restart
 // of the machine, see boltdurability.go. bbolt locks the file, so only one
 // process can use it; a second one gets an error after a second.
 type Table struct {
@@ -55,8 +55,8 @@ var ErrLeaseFileRecovering = errors.New("dynamolease: the lease file was discard
 
 // Options tune Open.
 type Options struct {
-	// Lease is the options of the dynamolease.Committer that uses the table. When the
-	// file cannot be trusted after a machine restart, lease writes are
+	// Lease is the options of the dynamolease.Committer that uses the table.
+	// When the file cannot be trusted after a machine restart, lease writes are
 	// refused for Lease.Timeout × Lease.MaxClockSkewRate (defaults apply).
 	Lease dynamolease.Options
 	// Log gets the one error logged when the lease file is found replaced,
@@ -175,8 +175,9 @@ func (b *Table) Discarded() (why string, writableAt time.Time, discarded bool) {
 	return b.discarded, b.writableAt, b.discarded != ""
 }
 
-// refuseWhileRecovering returns a dynamolease.Refusal wrapping ErrLeaseFileRecovering while the
-// table waits out leases from before a machine restart.
+// refuseWhileRecovering returns a dynamolease.Refusal wrapping
+// ErrLeaseFileRecovering while the table waits out leases from before a machine
+// restart.
 func (b *Table) refuseWhileRecovering() error {
 	if b.writableAt.IsZero() {
 		return nil
@@ -212,8 +213,8 @@ func (b *Table) close() error {
 	return nil
 }
 
-// Create implements dynamolease.Table. A row whose TTL has passed counts as absent, as
-// if DynamoDB's TTL sweep had removed it.
+// Create implements dynamolease.Table. A row whose TTL has passed counts as
+// absent, as if DynamoDB's TTL sweep had removed it.
 func (b *Table) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -241,8 +242,8 @@ func (b *Table) Replace(ctx context.Context, r dynamolease.Record, seen uint64) 
 	return b.replace(ctx, r, seen, false)
 }
 
-// ReplaceLazily implements dynamolease.LazyReplacer: a release that no local goroutine
-// waits for may wait briefly to share the next acquire's commit (see
+// ReplaceLazily implements dynamolease.LazyReplacer: a release that no local
+// goroutine waits for may wait briefly to share the next acquire's commit (see
 // lazyCommitDelay).
 func (b *Table) ReplaceLazily(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
 	return b.replace(ctx, r, seen, true)

@@ -70,16 +70,16 @@ func New(client API, tableName string, opts ...Option) *Table {
 	return t
 }
 
-// Create implements dynamolease.Table with PutItem conditional on attribute_not_exists.
-// When the condition fails it returns the row DynamoDB sent back
-// (ReturnValuesOnConditionCheckFailure=ALL_OLD), or reads it with a
+// Create implements dynamolease.Table with PutItem conditional on
+// attribute_not_exists. When the condition fails it returns the row DynamoDB
+// sent back (ReturnValuesOnConditionCheckFailure=ALL_OLD), or reads it with a
 // consistent GetItem when the server sent none (dynalite).
 func (t *Table) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
 	return t.put(ctx, r, "attribute_not_exists(#pk)", nil, false)
 }
 
-// Replace implements dynamolease.Table with PutItem conditional on the generation, the
-// condition arrow-rs uses for a takeover.
+// Replace implements dynamolease.Table with PutItem conditional on the
+// generation, the condition arrow-rs uses for a takeover.
 func (t *Table) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
 	if seen == rowcodec.UnreadableGeneration {
 		return t.replaceUnreadable(ctx, r)

@@ -96,10 +96,10 @@ func TestDynamoOnDynalite(t *testing.T) {
 	})
 }
 
-// testArrowRsRecord writes exactly the item arrow-rs's DynamoCommit writes
-// for a create of "arrow" in bucket "bucket" (its path carries no bucket)
-// and checks, on a table keyed in arrow-rs format, that a Committer waits on it and takes it over
-// only after timeout × skew.
+// testArrowRsRecord writes exactly the item arrow-rs's DynamoCommit writes for
+// a create of "arrow" in bucket "bucket" (its path carries no bucket) and
+// checks, on a table keyed in arrow-rs format, that a Committer waits on it and
+// takes it over only after timeout × skew.
 func testArrowRsRecord(t *testing.T, client *dynamodb.Client, tbl *dynamostore.Table) {
 	ctx := testContext(t, 30*time.Second)
 	const rowTimeout = 400 * time.Millisecond

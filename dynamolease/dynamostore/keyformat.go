@@ -48,8 +48,9 @@ func (t *Table) rowPath(path string) (row string, ok bool) {
 	return key, true
 }
 
-// writablePath is rowPath for a write: another bucket's lease is refused,
-// for good (dynamolease.ErrUnsupported): the client is told so rather than to retry.
+// writablePath is rowPath for a write: another bucket's lease is refused, for
+// good (dynamolease.ErrUnsupported): the client is told so rather than to
+// retry.
 func (t *Table) writablePath(path string) (string, error) {
 	row, ok := t.rowPath(path)
 	if !ok {

@@ -76,19 +76,19 @@ func (t *Table) Key(path, etag string) string {
 	return t.prefix + url.PathEscape(path) + "/" + url.PathEscape(etag)
 }
 
-// Create implements dynamolease.Table: put if the key has never been created (or was
-// deleted when its lease expired).
+// Create implements dynamolease.Table: put if the key has never been created
+// (or was deleted when its lease expired).
 func (t *Table) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
 	key := t.Key(r.Path, r.ETag)
 	absent := clientv3.Compare(clientv3.CreateRevision(key), "=", 0)
 	return t.conditionalPut(ctx, "create", r, absent)
 }
 
-// Replace implements dynamolease.Table: put if the stored value starts with the seen
-// generation. The generation is the value's fixed-width first line, so
+// Replace implements dynamolease.Table: put if the stored value starts with the
+// seen generation. The generation is the value's fixed-width first line, so
 // "starts with it" is two byte comparisons: greater than that line, and less
-// than the line with its newline bumped by one. A missing key fails both
-// (etcd fails a value comparison on a key that does not exist).
+// than the line with its newline bumped by one. A missing key fails both (etcd
+// fails a value comparison on a key that does not exist).
 func (t *Table) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
 	key := t.Key(r.Path, r.ETag)
 	if seen == rowcodec.UnreadableGeneration {
