@@ -21,7 +21,7 @@ var ErrUnsupported = errors.New("dynamolease: the lease store cannot hold this l
 type Refusal struct {
 	Kind   error  // ErrUnavailable or ErrUnsupported
 	Reason string // for the client's error answer: why, and whether to retry
-	Err    error  // the store's own error, for the log
+	Err    error  // the store's own error, for the log; never nil
 }
 
 func (r *Refusal) Error() string { return r.Err.Error() }
