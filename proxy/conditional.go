@@ -204,9 +204,19 @@ func (p *Proxy) ensureHalfLease(ctx context.Context, l *dynamolease.Lease) error
 // releaseLease marks l released within releaseTimeout; a failure is logged,
 // and the row then expires on its own.
 func (p *Proxy) releaseLease(parent context.Context, l *dynamolease.Lease) {
+	p.endLease(parent, l, l.Release)
+}
+
+// releaseNotAwaited is releaseLease for a release nobody waits for, run on
+// a goroutine of its own (Lease.ReleaseNotAwaited).
+func (p *Proxy) releaseNotAwaited(l *dynamolease.Lease) {
+	p.endLease(context.Background(), l, l.ReleaseNotAwaited)
+}
+
+func (p *Proxy) endLease(parent context.Context, l *dynamolease.Lease, release func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(parent, releaseTimeout)
 	defer cancel()
-	if err := l.Release(ctx); err != nil {
+	if err := release(ctx); err != nil {
 		p.log.Warn().Err(err).Str("path", l.Path()).Uint64("generation", l.Generation()).
 			Msg("could not mark lease released; it expires after its timeout")
 	}
@@ -278,9 +288,12 @@ func (p *Proxy) leaseCheck(c *call, t target, conds writeCondition, etag string)
 	}
 }
 
-// leaseError maps lease failures to what the client sees.
+// leaseError maps lease failures to what the client sees: the lease store's
+// failures arrive as the protocol's errors (dynamolease/refusal.go), so this
+// is the one place that turns them into S3 answers.
 func leaseError(err error) error {
 	var s3e *s3err.Error
+	var refusal *dynamolease.Refusal
 	var storeErr *dynamolease.StoreError
 	switch {
 	case errors.As(err, &s3e):
@@ -289,8 +302,13 @@ func leaseError(err error) error {
 		e := s3err.New(s3err.ConditionalRequestConflict)
 		e.Cause = err
 		return e
-	case errors.Is(err, dynamolease.ErrLeaseFileRecovering):
-		e := s3err.Newf(s3err.ServiceUnavailable, "Conditional writes are paused after a restart of the machine until any lease held before it has expired; retry shortly.")
+	case errors.As(err, &refusal):
+		code := s3err.ServiceUnavailable
+		if errors.Is(refusal.Kind, dynamolease.ErrUnsupported) {
+			// The request can never succeed: retrying is pointless.
+			code = s3err.NotImplemented
+		}
+		e := s3err.Newf(code, "%s", refusal.Reason)
 		e.Cause = err
 		return e
 	case errors.As(err, &storeErr):

@@ -68,7 +68,7 @@ func (p *Proxy) abandonEarly(e *earlyLease) {
 		defer p.releases.done()
 		<-e.done
 		if e.lease != nil {
-			p.releaseLease(dynamolease.NotAwaited(context.Background()), e.lease)
+			p.releaseNotAwaited(e.lease)
 		}
 	}()
 }
