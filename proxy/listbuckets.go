@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -106,7 +107,7 @@ func (p *Proxy) filterBucketList(c *call, r io.Reader, prefix string) ([]byte, e
 // list: granted to its key for reading, served by the backend that was
 // asked, not reserved, and under the prefix.
 func (p *Proxy) listable(c *call, bucket, prefix string) bool {
-	return strings.HasPrefix(bucket, prefix) && !reservedBuckets[bucket] &&
+	return strings.HasPrefix(bucket, prefix) && !operation.IsReservedBucket(bucket) &&
 		p.backendFor(bucket) == c.backend && p.access.Allowed(c.auth.AccessKeyID, bucket, false)
 }
 

@@ -134,7 +134,7 @@ func (p *Proxy) putCall(c *call, accessKeyID, key string, header http.Header, fo
 }
 
 // checkPostKey applies S3's key rules to a key that came from a form field
-// (a URL key was checked by resolveTarget).
+// (a URL key was checked by operation.ResolveTarget).
 func checkPostKey(key string) error {
 	switch {
 	case key == "":

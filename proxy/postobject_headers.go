@@ -88,3 +88,11 @@ func validHeaderValue(value string) bool {
 	}
 	return true
 }
+
+func newParameterSet(names ...string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}

@@ -1,4 +1,4 @@
-package proxy
+package operation
 
 import (
 	"net"
@@ -11,59 +11,59 @@ import (
 	"github.com/s3cond/s3cond/sigv4"
 )
 
-// target is what a request addresses: a bucket and key in the client's
+// Target is what a request addresses: a bucket and key in the client's
 // namespace, with the key also kept exactly as the client escaped it, so the
 // backend receives the same bytes.
-type target struct {
+type Target struct {
 	Bucket string
 	Key    string
 	// RawKey is the key as escaped on the wire, without the leading '/'.
 	RawKey string
 }
 
-// maxKeyBytes is S3's limit on object key length.
-const maxKeyBytes = 1024
+// MaxKeyBytes is S3's limit on object key length.
+const MaxKeyBytes = 1024
 
-// resolveTarget reads bucket and key from a path-style request
+// ResolveTarget reads bucket and key from a path-style request
 // (/bucket/key) or, when domain is set and the Host is <bucket>.<domain>, a
 // virtual-hosted one (/key).
-func resolveTarget(r *http.Request, domain string) (target, error) {
+func ResolveTarget(r *http.Request, domain string) (Target, error) {
 	rawPath := sigv4.RequestRawPath(r)
 	if !strings.HasPrefix(rawPath, "/") {
-		return target{}, s3err.New(s3err.InvalidURI)
+		return Target{}, s3err.New(s3err.InvalidURI)
 	}
 	rawPath = rawPath[1:]
-	var t target
-	if b := virtualHostBucket(r.Host, domain); b != "" {
+	var t Target
+	if b := VirtualHostBucket(r.Host, domain); b != "" {
 		t.Bucket = b
 		t.RawKey = rawPath
 	} else {
 		rawBucket, rawKey, _ := strings.Cut(rawPath, "/")
 		bucket, err := url.PathUnescape(rawBucket)
 		if err != nil {
-			return target{}, s3err.New(s3err.InvalidURI)
+			return Target{}, s3err.New(s3err.InvalidURI)
 		}
 		t.Bucket = bucket
 		t.RawKey = rawKey
 	}
 	key, err := url.PathUnescape(t.RawKey)
 	if err != nil {
-		return target{}, s3err.New(s3err.InvalidURI)
+		return Target{}, s3err.New(s3err.InvalidURI)
 	}
 	if !utf8.ValidString(key) {
-		return target{}, s3err.Newf(s3err.InvalidURI, "Object key is not valid UTF-8.")
+		return Target{}, s3err.Newf(s3err.InvalidURI, "Object key is not valid UTF-8.")
 	}
-	if len(key) > maxKeyBytes {
-		return target{}, s3err.New(s3err.KeyTooLongError)
+	if len(key) > MaxKeyBytes {
+		return Target{}, s3err.New(s3err.KeyTooLongError)
 	}
 	t.Key = key
-	if t.Bucket != "" && !validBucketName(t.Bucket) {
-		return target{}, s3err.New(s3err.InvalidBucketName)
+	if t.Bucket != "" && !ValidBucketName(t.Bucket) {
+		return Target{}, s3err.New(s3err.InvalidBucketName)
 	}
 	return t, nil
 }
 
-func virtualHostBucket(host, domain string) string {
+func VirtualHostBucket(host, domain string) string {
 	if domain == "" {
 		return ""
 	}
@@ -78,9 +78,9 @@ func virtualHostBucket(host, domain string) string {
 	return ""
 }
 
-// validBucketName accepts what S3 accepts for (legacy and current) bucket
+// ValidBucketName accepts what S3 accepts for (legacy and current) bucket
 // names in requests: 3–63 characters of letters, digits, '.', '-' and '_'.
-func validBucketName(b string) bool {
+func ValidBucketName(b string) bool {
 	if len(b) < 3 || len(b) > 63 {
 		return false
 	}
