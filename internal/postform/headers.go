@@ -1,4 +1,4 @@
-package proxy
+package postform
 
 import (
 	"net/http"
@@ -26,9 +26,9 @@ var postHeaderFields = newParameterSet(
 	"x-amz-checksum-xxhash64", "x-amz-checksum-xxhash3", "x-amz-checksum-xxhash128",
 )
 
-// postObjectHeader builds the PutObject header a POST form asks for: the
+// PutHeader builds the PutObject header a POST form asks for: the
 // fields of postHeaderFields, user metadata, the canned ACL and the tag set.
-func postObjectHeader(fields map[string]string) (http.Header, error) {
+func PutHeader(fields map[string]string) (http.Header, error) {
 	h := http.Header{}
 	for name, value := range fields {
 		var header string
