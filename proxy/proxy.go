@@ -206,7 +206,7 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.fail(c, err) // S3 looks at nothing else of such a request
 		return
 	}
-	if err := checkRequestTarget(r); err != nil {
+	if err := operation.CheckRequestTarget(r); err != nil {
 		p.fail(c, err) // a target a store could read another way: nothing more is read
 		return
 	}

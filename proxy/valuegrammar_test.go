@@ -177,7 +177,7 @@ func TestRequestTargetOutsideRFC9112IsRefused(t *testing.T) {
 		"/" + bucketName + "/a%20b~c-d_e.f!$&'()*+,;=:@?list-type=2&prefix=%2F?x", "http://s3cond.test/" + bucketName + "/k",
 	} {
 		req := httptest.NewRequest(http.MethodGet, target, nil)
-		if err := checkRequestTarget(req); err != nil {
+		if err := operation.CheckRequestTarget(req); err != nil {
 			t.Errorf("%q: %v", target, err)
 		}
 	}

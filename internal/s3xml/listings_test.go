@@ -3,8 +3,6 @@ package s3xml
 import (
 	"strings"
 	"testing"
-
-	"github.com/s3cond/s3cond/s3err"
 )
 
 func TestListBucketsRoundTrip(t *testing.T) {
@@ -47,34 +45,5 @@ func TestElementText(t *testing.T) {
 	}
 	if _, _, found := ElementText(doc[:30], "Prefix"); found {
 		t.Error("found an element cut off by the head's end")
-	}
-}
-
-func TestReadUploadChecksum(t *testing.T) {
-	got, err := ReadUploadChecksum(strings.NewReader(`<ListPartsResult xmlns="` + Namespace + `"><ChecksumAlgorithm> CRC32 </ChecksumAlgorithm></ListPartsResult>`))
-	if err != nil || got.Algorithm != "CRC32" {
-		t.Errorf("ListPartsResult: %+v, %v", got, err)
-	}
-	got, err = ReadUploadChecksum(strings.NewReader(`<Error><Code>NoSuchUpload</Code></Error>`))
-	if err != nil || got.Code != "NoSuchUpload" {
-		t.Errorf("Error: %+v, %v", got, err)
-	}
-	_, err = ReadUploadChecksum(strings.NewReader(`<ListPartsResult>` + strings.Repeat(" ", MaxBackendDocument) + `</ListPartsResult>`))
-	wantCode(t, err, s3err.BadGateway)
-	if _, err := ReadUploadChecksum(strings.NewReader(`<!DOCTYPE x><ListPartsResult/>`)); err == nil {
-		t.Error("read a document with a DOCTYPE")
-	}
-}
-
-func TestParseTagging(t *testing.T) {
-	got, err := ParseTagging(strings.NewReader(`<Tagging><TagSet><Tag><Key>a b</Key><Value>1&amp;2</Value></Tag>`+
-		`<Tag><Key>c</Key><Value></Value></Tag></TagSet></Tagging>`), 0)
-	if err != nil || got != "a+b=1%262&c=" {
-		t.Errorf("tags %q, %v", got, err)
-	}
-	for _, doc := range []string{`<Tagging><TagSet>`, `<Other><TagSet/></Other>`, `<!DOCTYPE t><Tagging/>`,
-		`<Tagging>` + strings.Repeat("x", int(DefaultTaggingLimit)) + `</Tagging>`} {
-		_, err := ParseTagging(strings.NewReader(doc), 0)
-		wantCode(t, err, s3err.MalformedXML)
 	}
 }

@@ -3,6 +3,8 @@ package s3xml
 import (
 	"strings"
 	"testing"
+
+	"github.com/s3cond/s3cond/s3err"
 )
 
 func TestFlatDocumentRoundTrip(t *testing.T) {
@@ -40,5 +42,21 @@ func TestFlatDocumentIsBounded(t *testing.T) {
 		if _, err := ParseFlatDocument([]byte(doc)); err == nil {
 			t.Errorf("%s: parsed", name)
 		}
+	}
+}
+
+func TestReadUploadChecksum(t *testing.T) {
+	got, err := ReadUploadChecksum(strings.NewReader(`<ListPartsResult xmlns="` + Namespace + `"><ChecksumAlgorithm> CRC32 </ChecksumAlgorithm></ListPartsResult>`))
+	if err != nil || got.Algorithm != "CRC32" {
+		t.Errorf("ListPartsResult: %+v, %v", got, err)
+	}
+	got, err = ReadUploadChecksum(strings.NewReader(`<Error><Code>NoSuchUpload</Code></Error>`))
+	if err != nil || got.Code != "NoSuchUpload" {
+		t.Errorf("Error: %+v, %v", got, err)
+	}
+	_, err = ReadUploadChecksum(strings.NewReader(`<ListPartsResult>` + strings.Repeat(" ", MaxBackendDocument) + `</ListPartsResult>`))
+	wantCode(t, err, s3err.BadGateway)
+	if _, err := ReadUploadChecksum(strings.NewReader(`<!DOCTYPE x><ListPartsResult/>`)); err == nil {
+		t.Error("read a document with a DOCTYPE")
 	}
 }
