@@ -9,7 +9,7 @@ import (
 	"github.com/s3cond/s3cond/s3err"
 )
 
-// The value allow-list. The operation allow-list (internal/operation/allowlist.go) says which
+// The value allow-list. The operation allow-list (internal/operation) says which
 // calls reach the store; this table says what each query parameter of those
 // calls may hold. s3cond signs what it forwards with the store's own key,
 // and stores build paths from these values: versitygw's posix store keeps a
@@ -45,7 +45,7 @@ const maxHeaderLikeBytes = 4096
 const maxS3Int = 1<<31 - 1
 
 // queryGrammar is the table: every ordinary parameter and value-carrying
-// subresource of internal/operation/allowlist.go has a row. Subresources that only name an
+// subresource of the allow-list has a row. Subresources that only name an
 // operation (uploads, acl, tagging, ...) must have an empty value
 // (emptyValue); x-amz-* parameters other than authentication are hoisted
 // headers (headerLikeValue).
