@@ -299,7 +299,7 @@ func TestHostileHeaderSection(t *testing.T) {
 // junkQuery is n query parameters that mean nothing to S3. They are
 // x-amz-* parameters (hoisted headers, which s3cond accepts by prefix), each
 // named differently: s3cond refuses parameters S3 does not have
-// (allowlist.go) and a parameter given twice (paramquery.go).
+// (internal/operation/allowlist.go) and a parameter given twice (paramquery.go).
 func junkQuery(n int) string {
 	parts := make([]string, n)
 	for i := range parts {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/frontconn"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -205,7 +206,7 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.fail(c, err) // S3 looks at nothing else of such a request
 		return
 	}
-	if err := checkRequestTarget(r); err != nil {
+	if err := operation.CheckRequestTarget(r); err != nil {
 		p.fail(c, err) // a target a store could read another way: nothing more is read
 		return
 	}
@@ -330,7 +331,7 @@ func (c *call) checkValues() error {
 // anything reaches the backend.
 func (p *Proxy) route(c *call) error {
 	r := c.r
-	t, err := resolveTarget(r, p.domain)
+	t, err := operation.ResolveTarget(r, p.domain)
 	if err != nil {
 		return err
 	}
@@ -344,7 +345,7 @@ func (p *Proxy) route(c *call) error {
 	if err != nil {
 		return s3err.Newf(s3err.InvalidArgument, "The query string could not be parsed.").With("ArgumentName", "query")
 	}
-	op, err := classify(r.Method, t, query, r.Header)
+	op, err := operation.Classify(r.Method, t, query, r.Header)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,11 @@
-package proxy
+// Package postform reads a POST Object request (S3's browser-based upload):
+// the multipart/form-data form up to its file (form.go), the PutObject
+// headers its fields ask for (headers.go), and the POST policy's document
+// and conditions (policy.go), which sigv4's VerifyPost evaluates once the
+// policy's signature has verified. Nothing here knows the request's call:
+// proxy/postobject.go authorises the upload and stores the file as a
+// PutObject.
+package postform
 
 import (
 	"bytes"
@@ -20,22 +27,26 @@ const (
 	maxPostPreambleBytes = 64 << 10
 )
 
-// postForm is a POST Object request read up to the start of its file.
-type postForm struct {
-	// fields are the form fields before the file, by lower-case name.
-	fields map[string]string
-	// file streams the file's bytes; fileName is the name the browser gave
-	// (the part's filename parameter as sent), hasFileName whether it gave
+// Form is a POST Object request read up to the start of its file.
+type Form struct {
+	// Fields are the form fields before the file, by lower-case name.
+	Fields map[string]string
+	// file streams the file's bytes; FileName is the name the browser gave
+	// (the part's filename parameter as sent), HasFileName whether it gave
 	// one at all.
 	file        io.Reader
-	fileName    string
-	hasFileName bool
-	// fileSize is the file's length, known before its first byte is read:
-	// see readPostForm.
-	fileSize int64
+	FileName    string
+	HasFileName bool
+	// FileSize is the file's length, known before its first byte is read:
+	// see Read.
+	FileSize int64
 }
 
-// readPostForm reads the fields of a multipart/form-data POST up to the
+// File streams the file's FileSize bytes, and fails with S3's
+// MalformedPOSTRequest if the file part ends anywhere else (exactFile).
+func (form *Form) File() io.Reader { return &exactFile{r: form.file, left: form.FileSize} }
+
+// Read reads the fields of a multipart/form-data POST up to the
 // file part (the last field S3 reads; fields after it are not part of the
 // upload) and works out the file's size without reading it: the request's
 // Content-Length, minus the bytes before the file's first byte, minus the
@@ -44,7 +55,7 @@ type postForm struct {
 // backend PUT needs that length up front. A form in which other bytes
 // follow the file fails when the file part ends off that size, before the
 // backend PUT is complete (exactFile), so nothing is stored.
-func readPostForm(r *http.Request) (*postForm, error) {
+func Read(r *http.Request) (*Form, error) {
 	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	boundary := params["boundary"]
 	if err != nil || boundary == "" {
@@ -57,7 +68,7 @@ func readPostForm(r *http.Request) (*postForm, error) {
 	// find where the file's data starts (fileOffset).
 	raw := &recordingBody{r: r.Body, limit: maxPostPreambleBytes}
 	reader := multipart.NewReader(raw, boundary)
-	form := &postForm{fields: map[string]string{}}
+	form := &Form{Fields: map[string]string{}}
 	fieldBytes := 0
 	for parts := 1; ; parts++ {
 		part, err := reader.NextPart()
@@ -86,25 +97,25 @@ func readPostForm(r *http.Request) (*postForm, error) {
 		if fieldBytes += len(value); fieldBytes > maxPostFieldBytes {
 			return nil, s3err.New(s3err.MaxPostPreDataLengthExceeded)
 		}
-		if _, dup := form.fields[name]; dup {
+		if _, dup := form.Fields[name]; dup {
 			return nil, s3err.Newf(s3err.InvalidArgument, "Bucket POST must not contain the field '%s' more than once.", name).
 				With("ArgumentName", name)
 		}
-		form.fields[name] = string(value)
+		form.Fields[name] = string(value)
 	}
 }
 
 // withFile completes the form with its file, the parts-th part.
-func (form *postForm) withFile(contentLength int64, raw *recordingBody, part *multipart.Part, parts int, boundary string) (*postForm, error) {
+func (form *Form) withFile(contentLength int64, raw *recordingBody, part *multipart.Part, parts int, boundary string) (*Form, error) {
 	start, ok := fileOffset(raw.seen, boundary, parts)
 	if !ok {
 		return nil, malformedPost("the start of the file part was not found")
 	}
 	raw.stopRecording()
 	form.file = part
-	form.fileName, form.hasFileName = partFileName(part)
-	form.fileSize = contentLength - int64(start) - int64(len("\r\n--"+boundary+"--\r\n"))
-	if form.fileSize < 0 {
+	form.FileName, form.HasFileName = partFileName(part)
+	form.FileSize = contentLength - int64(start) - int64(len("\r\n--"+boundary+"--\r\n"))
+	if form.FileSize < 0 {
 		return nil, malformedPost("the request is shorter than its form")
 	}
 	return form, nil
@@ -217,7 +228,7 @@ type recordingBody struct {
 }
 
 // errPreambleTooLong stops mime/multipart once the fields have used up
-// the wire bytes they may take; readPostForm answers overflow instead.
+// the wire bytes they may take; Read answers overflow instead.
 var errPreambleTooLong = errors.New("the form's fields exceed their wire-byte bound")
 
 func (b *recordingBody) Read(p []byte) (int, error) {
@@ -241,7 +252,7 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 func (b *recordingBody) stopRecording() { b.stopped, b.seen = true, nil }
 
 // exactFile passes the file part through and fails, with S3's
-// MalformedPOSTRequest, if it ends anywhere but at the size readPostForm
+// MalformedPOSTRequest, if it ends anywhere but at the size Read
 // computed: then something other than the closing delimiter followed it.
 type exactFile struct {
 	r    io.Reader

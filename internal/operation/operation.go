@@ -1,11 +1,18 @@
-package proxy
+// Package operation names the S3 operation a request makes, from the
+// allow-list of every call s3cond forwards (allowlist.go), and reads what
+// the request addresses (target.go). It looks only at the method, path,
+// query and headers, before anything is authenticated or sent.
+package operation
 
 import (
 	"mime"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"sort"
 	"strings"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -22,14 +29,58 @@ func (o Operation) String() string { return string(o) }
 // Writes reports whether the operation changes state, so needs a read-write key.
 func (o Operation) Writes() bool { return allowList.writes[o] }
 
+// IsSubresource reports whether a query parameter selects an operation of
+// the allow-list.
+func IsSubresource(name string) bool { return allowList.subresources[name] }
+
+// OrdinaryParameters are the query parameters that refine an operation
+// without naming another one (ordinaryParameters), in no order.
+func OrdinaryParameters() []string {
+	names := make([]string, 0, len(ordinaryParameters))
+	for name := range ordinaryParameters {
+		names = append(names, name)
+	}
+	return names
+}
+
+// Rule is one row of the allow-list as Classify indexes it: the request's
+// path level, method and subresource ("" for the plain resource) and the
+// operation they make.
+type Rule struct {
+	Level       PathLevel
+	Method      string
+	Subresource string
+	Op          Operation
+}
+
+// Rules lists every row of the allow-list, ordered by level, method and
+// subresource, for tests that try each one.
+func Rules() []Rule {
+	rules := make([]Rule, 0, len(allowList.rules))
+	for key, op := range allowList.rules {
+		rules = append(rules, Rule{Level: key.level, Method: key.method, Subresource: key.sub, Op: op})
+	}
+	sort.Slice(rules, func(i, j int) bool {
+		a, b := rules[i], rules[j]
+		if a.Level != b.Level {
+			return a.Level < b.Level
+		}
+		if a.Method != b.Method {
+			return a.Method < b.Method
+		}
+		return a.Subresource < b.Subresource
+	})
+	return rules
+}
+
 // ruleKey selects one row of the allow-list.
 type ruleKey struct {
-	level  pathLevel
+	level  PathLevel
 	method string
 	sub    string
 }
 
-// operationTable is the allow-list indexed for classify.
+// operationTable is the allow-list indexed for Classify.
 type operationTable struct {
 	rules map[ruleKey]Operation
 	// writes says which operations need a read-write grant.
@@ -55,9 +106,9 @@ func buildOperationTable() operationTable {
 		add(r)
 	}
 	for _, set := range []struct {
-		level pathLevel
+		level PathLevel
 		subs  []subresource
-	}{{bucketLevel, bucketSubresources}, {objectLevel, objectSubresources}} {
+	}{{BucketLevel, bucketSubresources}, {ObjectLevel, objectSubresources}} {
 		for _, s := range set.subs {
 			for _, v := range []struct {
 				verb   verbs
@@ -75,12 +126,12 @@ func buildOperationTable() operationTable {
 	return t
 }
 
-// classify names the operation of a request on t, or returns S3's answer
+// Classify names the operation of a request on t, or returns S3's answer
 // for a request that is no S3 operation s3cond forwards: 405
 // MethodNotAllowed for a method S3 does not have, 501 NotImplemented for an
 // unknown subresource, query parameter or method on that resource, 400
 // BadRequest for an OPTIONS that is no CORS preflight.
-func classify(method string, t target, q url.Values, h http.Header) (Operation, error) {
+func Classify(method string, t Target, q url.Values, h http.Header) (Operation, error) {
 	level, err := pathLevelOf(t)
 	if err != nil {
 		return Refused, err
@@ -106,7 +157,7 @@ func classify(method string, t target, q url.Values, h http.Header) (Operation, 
 		return Refused, s3err.Newf(s3err.NotImplemented, "s3cond does not forward %s on %s.", method, what)
 	}
 	if op == PreflightRequest {
-		if err := checkPreflightHeaders(h); err != nil {
+		if err := CheckPreflightHeaders(h); err != nil {
 			return Refused, err
 		}
 		return op, nil
@@ -145,25 +196,25 @@ func isFormData(contentType string) bool {
 	return err == nil && mediaType == "multipart/form-data"
 }
 
-func pathLevelOf(t target) (pathLevel, error) {
+func pathLevelOf(t Target) (PathLevel, error) {
 	switch {
 	case t.Bucket == "" && t.Key == "":
-		return serviceLevel, nil
+		return ServiceLevel, nil
 	case t.Bucket == "":
 		return 0, s3err.Newf(s3err.InvalidURI, "The request path names an object without a bucket.")
 	case reservedBuckets[t.Bucket]:
-		return 0, reservedBucketError(t.Bucket)
+		return 0, ReservedBucketError(t.Bucket)
 	case t.Key == "":
-		return bucketLevel, nil
+		return BucketLevel, nil
 	}
-	return objectLevel, nil
+	return ObjectLevel, nil
 }
 
-func (l pathLevel) resourceType() string {
+func (l PathLevel) resourceType() string {
 	switch l {
-	case serviceLevel:
+	case ServiceLevel:
 		return "SERVICE"
-	case bucketLevel:
+	case BucketLevel:
 		return "BUCKET"
 	}
 	return "OBJECT"
@@ -204,17 +255,61 @@ func isAmzQueryParameter(name string) bool {
 	return strings.HasPrefix(lower, "x-amz-") && !strings.HasPrefix(lower, "x-amz-copy-source")
 }
 
-func reservedBucketError(bucket string) error {
+// IsReservedBucket reports whether a bucket name is one stores serve their
+// admin APIs under (reservedBuckets), which s3cond serves under no name.
+func IsReservedBucket(bucket string) bool { return reservedBuckets[bucket] }
+
+// ReservedBucketError is the answer to a request naming a reserved bucket,
+// as the client's name or the store's.
+func ReservedBucketError(bucket string) error {
 	return s3err.Newf(s3err.InvalidBucketName,
 		"The bucket name %q is reserved: stores serve their admin API under it, and s3cond does not forward to it.", bucket).
 		With("BucketName", bucket)
 }
 
-// checkBackendBucket refuses a client bucket that a backend maps to a name
-// reserved for a store's admin API (pathLevelOf checks the client's name).
-func checkBackendBucket(b *Backend, bucket string) error {
-	if bucket != "" && reservedBuckets[b.BackendBucket(bucket)] {
-		return reservedBucketError(bucket)
+// A CORS preflight is OPTIONS with Origin and Access-Control-Request-Method
+// (proxy/preflight.go forwards it): Classify names one PreflightRequest only
+// when those headers are what S3 reads in one.
+
+// corsMethods are the methods a CORS rule can allow (S3's AllowedMethod),
+// spelled as S3 requires them: in capitals.
+var corsMethods = map[string]bool{
+	http.MethodGet: true, http.MethodPut: true, http.MethodPost: true, http.MethodDelete: true, http.MethodHead: true,
+}
+
+// CheckPreflightHeaders checks the headers of an OPTIONS request, with
+// S3's answers: 400 BadRequest when Origin or Access-Control-Request-Method
+// is missing or the method is none CORS knows, or a requested header name
+// is not an HTTP token.
+func CheckPreflightHeaders(h http.Header) error {
+	origin := h.Values("Origin")
+	switch {
+	case len(origin) == 0 || origin[0] == "":
+		return s3err.Newf(s3err.BadRequest, "Insufficient information. Origin request header needed.")
+	case len(origin) > 1:
+		return s3err.Newf(s3err.BadRequest, "A CORS preflight request carries one Origin header.")
+	}
+	method := h.Values("Access-Control-Request-Method")
+	switch {
+	case len(method) == 0 || method[0] == "":
+		return s3err.Newf(s3err.BadRequest, "Invalid Access-Control-Request-Method: null")
+	case len(method) > 1 || !corsMethods[method[0]]:
+		return s3err.Newf(s3err.BadRequest, "Invalid Access-Control-Request-Method: %s", strings.Join(method, ","))
+	}
+	return checkRequestedHeaders(h.Values("Access-Control-Request-Headers"))
+}
+
+// checkRequestedHeaders accepts a comma-separated list of header names
+// (over one or more header lines), blanks around the commas allowed.
+func checkRequestedHeaders(values []string) error {
+	list := strings.Join(values, ",")
+	if textproto.TrimString(list) == "" {
+		return nil
+	}
+	for _, name := range strings.Split(list, ",") {
+		if !httpguts.ValidHeaderFieldName(textproto.TrimString(name)) {
+			return s3err.Newf(s3err.BadRequest, `Access-Control-Request-Headers "%s" contains invalid character.`, name)
+		}
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package proxy
+package postform
 
 import (
 	"io"
@@ -16,10 +16,10 @@ func formRequest(body string, contentLength int64) *http.Request {
 	return r
 }
 
-// readFile reads the file of a form read by readPostForm to its end.
-func readFile(t *testing.T, form *postForm) (string, error) {
+// readFile reads the file of a form read by Read to its end.
+func readFile(t *testing.T, form *Form) (string, error) {
 	t.Helper()
-	data, err := io.ReadAll(&exactFile{r: form.file, left: form.fileSize})
+	data, err := io.ReadAll(form.File())
 	return string(data), err
 }
 
@@ -38,12 +38,12 @@ func TestReadPostFormFramings(t *testing.T) {
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
-			form, err := readPostForm(formRequest(body, int64(len(body))))
+			form, err := Read(formRequest(body, int64(len(body))))
 			if err != nil {
-				t.Fatalf("readPostForm: %v", err)
+				t.Fatalf("Read: %v", err)
 			}
-			if form.fields["key"] != "k" || form.fileName != "a.txt" {
-				t.Fatalf("fields %v, file name %q", form.fields, form.fileName)
+			if form.Fields["key"] != "k" || form.FileName != "a.txt" {
+				t.Fatalf("fields %v, file name %q", form.Fields, form.FileName)
 			}
 			got, err := readFile(t, form)
 			if err != nil || got != "line one\r\n--XyZnot a delimiter" {
@@ -75,7 +75,7 @@ func TestReadPostFormRefusals(t *testing.T) {
 			if length == 0 {
 				length = int64(len(tc.body))
 			}
-			if _, err := readPostForm(formRequest(tc.body, length)); !s3err.Is(err, tc.code) {
+			if _, err := Read(formRequest(tc.body, length)); !s3err.Is(err, tc.code) {
 				t.Fatalf("err = %v, want %s", err, tc.code)
 			}
 		})
@@ -89,7 +89,7 @@ func TestPostFileMustEndWhereTheFormSaysItDoes(t *testing.T) {
 		"no CRLF after the close": head + "data\r\n--XyZ--",
 	} {
 		t.Run(name, func(t *testing.T) {
-			form, err := readPostForm(formRequest(body, int64(len(body))))
+			form, err := Read(formRequest(body, int64(len(body))))
 			if err != nil {
 				return // refused before the file: fine too
 			}
@@ -118,12 +118,12 @@ func TestPostFormFileName(t *testing.T) {
 		t.Run(tc.disposition, func(t *testing.T) {
 			body := "--XyZ\r\nContent-Disposition: form-data; name=\"key\"\r\n\r\nk/${filename}\r\n" +
 				"--XyZ\r\nContent-Disposition: " + tc.disposition + "\r\n\r\ndata\r\n--XyZ--\r\n"
-			form, err := readPostForm(formRequest(body, int64(len(body))))
+			form, err := Read(formRequest(body, int64(len(body))))
 			if err != nil {
-				t.Fatalf("readPostForm: %v", err)
+				t.Fatalf("Read: %v", err)
 			}
-			if form.fileName != tc.name || form.hasFileName != tc.has {
-				t.Fatalf("file name %q (given: %v), want %q (%v)", form.fileName, form.hasFileName, tc.name, tc.has)
+			if form.FileName != tc.name || form.HasFileName != tc.has {
+				t.Fatalf("file name %q (given: %v), want %q (%v)", form.FileName, form.HasFileName, tc.name, tc.has)
 			}
 		})
 	}

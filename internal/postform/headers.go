@@ -1,11 +1,10 @@
-package proxy
+package postform
 
 import (
-	"encoding/xml"
 	"net/http"
-	"net/url"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -27,9 +26,9 @@ var postHeaderFields = newParameterSet(
 	"x-amz-checksum-xxhash64", "x-amz-checksum-xxhash3", "x-amz-checksum-xxhash128",
 )
 
-// postObjectHeader builds the PutObject header a POST form asks for: the
+// PutHeader builds the PutObject header a POST form asks for: the
 // fields of postHeaderFields, user metadata, the canned ACL and the tag set.
-func postObjectHeader(fields map[string]string) (http.Header, error) {
+func PutHeader(fields map[string]string) (http.Header, error) {
 	h := http.Header{}
 	for name, value := range fields {
 		var header string
@@ -43,7 +42,7 @@ func postObjectHeader(fields map[string]string) (http.Header, error) {
 		case name == "acl":
 			header = "x-amz-acl"
 		case name == "tagging":
-			tags, err := tagsFromXML(value)
+			tags, err := s3xml.ParseTagging(strings.NewReader(value), 0)
 			if err != nil {
 				return nil, err
 			}
@@ -62,26 +61,6 @@ func postObjectHeader(fields map[string]string) (http.Header, error) {
 		h.Set(header, value)
 	}
 	return h, nil
-}
-
-// tagsFromXML turns the POST form's tagging document
-// (<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag>...) into
-// PutObject's x-amz-tagging (k=v&...).
-func tagsFromXML(doc string) (string, error) {
-	var tagging struct {
-		Tags []struct {
-			Key   string `xml:"Key"`
-			Value string `xml:"Value"`
-		} `xml:"TagSet>Tag"`
-	}
-	if err := xml.Unmarshal([]byte(doc), &tagging); err != nil {
-		return "", s3err.New(s3err.MalformedXML)
-	}
-	values := url.Values{}
-	for _, t := range tagging.Tags {
-		values.Add(t.Key, t.Value)
-	}
-	return values.Encode(), nil
 }
 
 // validHeaderName reports whether name is an HTTP token (RFC 9110 §5.6.2).
@@ -108,4 +87,12 @@ func validHeaderValue(value string) bool {
 		}
 	}
 	return true
+}
+
+func newParameterSet(names ...string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
 }

@@ -1,4 +1,4 @@
-package proxy
+package postform
 
 import (
 	"io"
@@ -32,7 +32,7 @@ func TestPostFormPartHeaderIsBoundedOnTheWire(t *testing.T) {
 	r.Header.Set("Content-Type", "multipart/form-data; boundary=XyZ")
 	r.ContentLength = int64(len(header)) + 64
 
-	_, err := readPostForm(r)
+	_, err := Read(r)
 	if !s3err.Is(err, s3err.MaxPostPreDataLengthExceeded) {
 		t.Fatalf("a 9.5 MiB part header: err = %v, want MaxPostPreDataLengthExceeded", err)
 	}

@@ -1,7 +1,8 @@
-package sigv4
+package postform
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -11,10 +12,43 @@ import (
 	"github.com/s3cond/s3cond/s3err"
 )
 
-// policyDocument is a decoded POST policy: {"expiration": ..., "conditions": [...]}.
+// The form fields the policy treats apart (lower case: S3 matches form
+// field names without regard to case).
+const (
+	FieldPolicy    = "policy"
+	FieldSignature = "x-amz-signature"
+	FieldBucket    = "bucket"
+	FieldKey       = "key"
+	ignorePrefix   = "x-ignore-"
+)
+
+// LengthRange is a content-length-range condition: the file's size in
+// bytes must lie within [Min, Max].
+type LengthRange struct{ Min, Max int64 }
+
+// Check answers S3's 400 EntityTooSmall / EntityTooLarge for a size outside
+// the range, in the words S3 sends (its error table's "... allowed object
+// size." is not what it answers).
+func (l *LengthRange) Check(size int64) error {
+	switch {
+	case l == nil:
+		return nil
+	case size < l.Min:
+		return s3err.Newf(s3err.EntityTooSmall, "Your proposed upload is smaller than the minimum allowed size").
+			With("ProposedSize", strconv.FormatInt(size, 10)).
+			With("MinSizeAllowed", strconv.FormatInt(l.Min, 10))
+	case size > l.Max:
+		return s3err.Newf(s3err.EntityTooLarge, "Your proposed upload exceeds the maximum allowed size").
+			With("ProposedSize", strconv.FormatInt(size, 10)).
+			With("MaxSizeAllowed", strconv.FormatInt(l.Max, 10))
+	}
+	return nil
+}
+
+// Policy is a decoded POST policy: {"expiration": ..., "conditions": [...]}.
 // The two top-level names are case-sensitive, as on S3; condition operators
 // and field names are not.
-type policyDocument struct {
+type Policy struct {
 	expiration time.Time
 	conditions []policyCondition
 }
@@ -56,35 +90,37 @@ const (
 	policySimpleNotString    = "Invalid Policy: Invalid Simple-Condition: value must be a string."
 )
 
-func parsePolicy(policy string) (policyDocument, *s3err.Error) {
+// ParsePolicy decodes the form's policy field (base64 JSON). Its errors
+// are S3's InvalidPolicyDocument, in S3's words.
+func ParsePolicy(policy string) (Policy, *s3err.Error) {
 	raw, perr := decodePolicy(policy)
 	if perr != nil {
-		return policyDocument{}, perr
+		return Policy{}, perr
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil || top == nil {
-		return policyDocument{}, invalidPolicy(policyInvalidJSON)
+		return Policy{}, invalidPolicy(policyInvalidJSON)
 	}
 	if unexpected := unexpectedMembers(top); len(unexpected) > 0 {
-		return policyDocument{}, invalidPolicy("Invalid Policy: Unexpected: '" + unexpected[0] + "'")
+		return Policy{}, invalidPolicy("Invalid Policy: Unexpected: '" + unexpected[0] + "'")
 	}
 	expiration, perr := parseExpiration(top["expiration"])
 	if perr != nil {
-		return policyDocument{}, perr
+		return Policy{}, perr
 	}
-	doc := policyDocument{expiration: expiration}
+	doc := Policy{expiration: expiration}
 	rawConditions, ok := top["conditions"]
 	if !ok {
-		return policyDocument{}, invalidPolicy(policyMissingConditions)
+		return Policy{}, invalidPolicy(policyMissingConditions)
 	}
 	var conditions []json.RawMessage
 	if err := json.Unmarshal(rawConditions, &conditions); err != nil || conditions == nil {
-		return policyDocument{}, invalidPolicy(policyConditionsNotList)
+		return Policy{}, invalidPolicy(policyConditionsNotList)
 	}
 	for _, rawCond := range conditions {
 		c, perr := parseCondition(rawCond)
 		if perr != nil {
-			return policyDocument{}, perr
+			return Policy{}, perr
 		}
 		doc.conditions = append(doc.conditions, c)
 	}
@@ -250,10 +286,16 @@ func jsonString(raw json.RawMessage) (string, bool) {
 	return s, true
 }
 
-// check evaluates every condition against the form and refuses fields no
-// condition names. It returns the content-length-range, which the caller
-// checks against the file's size.
-func (d policyDocument) check(form PostForm) (*LengthRange, *s3err.Error) {
+// Expiration is when the policy stops allowing uploads.
+func (d Policy) Expiration() time.Time { return d.expiration }
+
+// Check evaluates every condition against the form's fields (by lower-case
+// name) and refuses fields no condition names. bucket is the bucket the
+// form was posted to; key the object key after ${filename} was replaced,
+// fields["key"] the key as sent. It returns the content-length-range,
+// which the caller checks against the file's size.
+func (d Policy) Check(fields map[string]string, bucket, key string) (*LengthRange, *s3err.Error) {
+	form := submission{fields: fields, bucket: bucket, key: key}
 	covered := map[string]bool{}
 	var length *LengthRange
 	for _, c := range d.conditions {
@@ -269,11 +311,11 @@ func (d policyDocument) check(form PostForm) (*LengthRange, *s3err.Error) {
 			return nil, s3err.Newf(s3err.AccessDenied, "Invalid according to Policy: Policy Condition failed: %s", c)
 		}
 	}
-	if bucket, ok := form.Fields[postFieldBucket]; ok && bucket != form.Bucket {
+	if bucket, ok := form.fields[FieldBucket]; ok && bucket != form.bucket {
 		return nil, s3err.Newf(s3err.AccessDenied, "Invalid according to Policy: the bucket field names another bucket than the form was posted to.")
 	}
 	var extra []string
-	for name := range form.Fields {
+	for name := range form.fields {
 		if !covered[name] && !exemptFromPolicy(name) {
 			extra = append(extra, name)
 		}
@@ -285,10 +327,16 @@ func (d policyDocument) check(form PostForm) (*LengthRange, *s3err.Error) {
 	return length, nil
 }
 
+// submission is what the conditions are evaluated on.
+type submission struct {
+	fields      map[string]string
+	bucket, key string
+}
+
 // exemptFromPolicy lists the fields S3 does not require a condition for:
 // the signature, the policy itself, the file, and x-ignore-* fields.
 func exemptFromPolicy(name string) bool {
-	return name == postFieldSignature || name == postFieldPolicy || name == "file" || strings.HasPrefix(name, postIgnorePrefix)
+	return name == FieldSignature || name == FieldPolicy || name == "file" || strings.HasPrefix(name, ignorePrefix)
 }
 
 func intersect(l *LengthRange, r LengthRange) *LengthRange {
@@ -302,18 +350,18 @@ func intersect(l *LengthRange, r LengthRange) *LengthRange {
 // the form was posted to. A starts-with on the key must hold for the key as
 // sent and for the key after ${filename} substitution: the filename must
 // not carry the object out of the prefix the policy allows.
-func (c policyCondition) holds(form PostForm) bool {
-	value, present := form.Fields[c.field]
-	if c.field == postFieldBucket {
-		value, present = form.Bucket, true
+func (c policyCondition) holds(form submission) bool {
+	value, present := form.fields[c.field]
+	if c.field == FieldBucket {
+		value, present = form.bucket, true
 	}
 	switch {
 	case c.op == opEq:
 		return present && value == c.value
 	case !present:
 		return c.value == ""
-	case c.field == postFieldKey:
-		return strings.HasPrefix(value, c.value) && strings.HasPrefix(form.Key, c.value)
+	case c.field == FieldKey:
+		return strings.HasPrefix(value, c.value) && strings.HasPrefix(form.key, c.value)
 	}
 	return strings.HasPrefix(value, c.value)
 }
@@ -336,4 +384,20 @@ func quoteCondition(op, name, value string) string {
 		return string(b)
 	}
 	return "[" + quote(op) + ", " + quote(name) + ", " + quote(value) + "]"
+}
+
+// decodePolicy base64-decodes the policy field.
+func decodePolicy(policy string) ([]byte, *s3err.Error) {
+	if policy == "" {
+		return nil, invalidPolicy("Invalid Policy: Expecting '{' but found End-of-Input")
+	}
+	raw, err := base64.StdEncoding.DecodeString(policy)
+	if err != nil {
+		return nil, invalidPolicy("Invalid Policy: invalid Base64 encoding.")
+	}
+	return raw, nil
+}
+
+func invalidPolicy(message string) *s3err.Error {
+	return s3err.Newf(s3err.InvalidPolicyDocument, "%s", message)
 }

@@ -1,4 +1,4 @@
-package proxy
+package operation
 
 import "net/http"
 
@@ -11,18 +11,19 @@ import "net/http"
 // as the store's administrator. docs/security.md lists the table for
 // operators; keep the two in step.
 
-// pathLevel is what a request path addresses.
-type pathLevel uint8
+// PathLevel is what a request path addresses: the service, a bucket or an
+// object.
+type PathLevel uint8
 
 const (
-	serviceLevel pathLevel = iota // "/"
-	bucketLevel                   // "/bucket"
-	objectLevel                   // "/bucket/key"
+	ServiceLevel PathLevel = iota // "/"
+	BucketLevel                   // "/bucket"
+	ObjectLevel                   // "/bucket/key"
 )
 
 // opRule is one row of the allow-list.
 type opRule struct {
-	level  pathLevel
+	level  PathLevel
 	method string
 	// sub is the subresource query parameter that selects the operation,
 	// "" for the plain resource.
@@ -75,33 +76,33 @@ const (
 // request carries x-amz-copy-source, and ListObjects becomes ListObjectsV2
 // with list-type=2 (refine).
 var coreOperations = []opRule{
-	{serviceLevel, http.MethodGet, "", ListBuckets, false},
+	{ServiceLevel, http.MethodGet, "", ListBuckets, false},
 
-	{bucketLevel, http.MethodPut, "", CreateBucket, true},
-	{bucketLevel, http.MethodDelete, "", DeleteBucket, true},
-	{bucketLevel, http.MethodHead, "", HeadBucket, false},
-	{bucketLevel, http.MethodGet, "", ListObjects, false},
-	{bucketLevel, http.MethodGet, "versions", ListObjectVersions, false},
-	{bucketLevel, http.MethodGet, "uploads", ListMultipartUploads, false},
-	{bucketLevel, http.MethodPost, "delete", DeleteObjects, true},
-	{bucketLevel, http.MethodPost, "", PostObject, true},
-	// A preflight's query string is the actual request's; classify ignores
+	{BucketLevel, http.MethodPut, "", CreateBucket, true},
+	{BucketLevel, http.MethodDelete, "", DeleteBucket, true},
+	{BucketLevel, http.MethodHead, "", HeadBucket, false},
+	{BucketLevel, http.MethodGet, "", ListObjects, false},
+	{BucketLevel, http.MethodGet, "versions", ListObjectVersions, false},
+	{BucketLevel, http.MethodGet, "uploads", ListMultipartUploads, false},
+	{BucketLevel, http.MethodPost, "delete", DeleteObjects, true},
+	{BucketLevel, http.MethodPost, "", PostObject, true},
+	// A preflight's query string is the actual request's; Classify ignores
 	// its subresource, and none of it is forwarded.
-	{bucketLevel, http.MethodOptions, "", PreflightRequest, false},
+	{BucketLevel, http.MethodOptions, "", PreflightRequest, false},
 
-	{objectLevel, http.MethodGet, "", GetObject, false},
-	{objectLevel, http.MethodHead, "", HeadObject, false},
-	{objectLevel, http.MethodPut, "", PutObject, true},
-	{objectLevel, http.MethodDelete, "", DeleteObject, true},
-	{objectLevel, http.MethodPost, "uploads", CreateMultipartUpload, true},
-	{objectLevel, http.MethodPut, "uploadId", UploadPart, true},
-	{objectLevel, http.MethodPost, "uploadId", CompleteMultipartUpload, true},
-	{objectLevel, http.MethodDelete, "uploadId", AbortMultipartUpload, true},
-	{objectLevel, http.MethodGet, "uploadId", ListParts, false},
-	{objectLevel, http.MethodPost, "restore", "RestoreObject", true},
+	{ObjectLevel, http.MethodGet, "", GetObject, false},
+	{ObjectLevel, http.MethodHead, "", HeadObject, false},
+	{ObjectLevel, http.MethodPut, "", PutObject, true},
+	{ObjectLevel, http.MethodDelete, "", DeleteObject, true},
+	{ObjectLevel, http.MethodPost, "uploads", CreateMultipartUpload, true},
+	{ObjectLevel, http.MethodPut, "uploadId", UploadPart, true},
+	{ObjectLevel, http.MethodPost, "uploadId", CompleteMultipartUpload, true},
+	{ObjectLevel, http.MethodDelete, "uploadId", AbortMultipartUpload, true},
+	{ObjectLevel, http.MethodGet, "uploadId", ListParts, false},
+	{ObjectLevel, http.MethodPost, "restore", "RestoreObject", true},
 	// SelectObjectContent is a POST that only reads the object.
-	{objectLevel, http.MethodPost, "select", "SelectObjectContent", false},
-	{objectLevel, http.MethodOptions, "", PreflightRequest, false},
+	{ObjectLevel, http.MethodPost, "select", "SelectObjectContent", false},
+	{ObjectLevel, http.MethodOptions, "", PreflightRequest, false},
 }
 
 // verbs says which of Get<Name>, Put<Name> and Delete<Name> S3 has for a
