@@ -26,10 +26,11 @@ func leasesList(ctx context.Context, f leasesFlags, env []string, stdout, stderr
 		}
 		view.rows = held
 	}
+	// On stderr, so that stdout holds only the rows, JSON or table.
+	fmt.Fprintf(stderr, "%d lease rows from %s\n", len(view.rows), view.via)
 	if f.json {
 		return printLeaseJSON(stdout, view, time.Now())
 	}
-	fmt.Fprintf(stderr, "%d lease rows from %s\n", len(view.rows), view.via)
 	return printLeaseTable(stdout, view, time.Now())
 }
 
@@ -45,13 +46,13 @@ func leasesShow(ctx context.Context, f leasesFlags, env []string, stdout, stderr
 		}
 	}
 	view.rows = mine
+	fmt.Fprintf(stderr, "from %s\n", view.via)
 	if f.json {
 		return printLeaseJSON(stdout, view, time.Now())
 	}
 	if len(view.rows) == 0 {
 		return fmt.Errorf("no lease row for %q in %s", f.path, view.via)
 	}
-	fmt.Fprintf(stderr, "from %s\n", view.via)
 	printLeaseDetails(stdout, view, time.Now())
 	return nil
 }
