@@ -196,17 +196,22 @@ func TestLeasesReleaseEmbeddedAfterKill(t *testing.T) {
 	}
 }
 
-// TestLeasesReleaseOnEtcdWhileFleetRuns: a fleet on etcd; the holder is
-// SIGKILLed mid-write. While the others run, `leases list --held` reads
-// the row from etcd with the config's settings, a writer through another
-// process waits it out (409 within its budget), and `leases release`
-// frees it through etcd, after which that writer's next conditional
-// create proceeds at once.
-func TestLeasesReleaseOnEtcdWhileFleetRuns(t *testing.T) {
-	e, _ := newEtcdFleet(t, BackendVersityGW, WithConfig(leasesCLIConfig))
+// TestLeasesReleaseWhileFleetRuns: a fleet on a shared lease store; the
+// holder is SIGKILLed mid-write. While the others run, `leases list
+// --held` reads the row from the store with the config's settings, a
+// writer through another process waits it out (409 within its budget), and
+// `leases release` frees it through the store, after which that writer's
+// next conditional create proceeds at once.
+func TestLeasesReleaseWhileFleetRuns(t *testing.T) {
+	t.Run("etcd", func(t *testing.T) { testLeasesReleaseWhileFleetRuns(t, newEtcdFleet, "lease store etcd") })
+	t.Run("dynamodb", func(t *testing.T) { testLeasesReleaseWhileFleetRuns(t, newFleet, "lease store dynamodb") })
+}
+
+func testLeasesReleaseWhileFleetRuns(t *testing.T, fleet fleetStarter, via string) {
+	e, _ := fleet(t, BackendVersityGW, WithConfig(leasesCLIConfig))
 	holder, other := e.Proxies[0], e.Proxies[1]
 	env := e.processEnv
-	const path = "race/etcd-held"
+	const path = "race/fleet-held"
 	abandonUpload := startHeldUpload(t, e, holder.Endpoint, path, func() bool {
 		out, _, err := leasesCommand(t, env, "list", "--held", "--json", "--config", other.ConfigPath)
 		return err == nil && strings.Contains(out, `"path": "`+path+`"`)
@@ -216,8 +221,8 @@ func TestLeasesReleaseOnEtcdWhileFleetRuns(t *testing.T) {
 	abandonUpload()
 
 	dead, stderr := heldRow(t, env, path, "--config", other.ConfigPath)
-	if !strings.Contains(stderr, "lease store etcd") || !strings.Contains(dead.Owner, fmt.Sprintf(":%d#", killedPID)) || dead.AgeSeconds == nil {
-		t.Fatalf("held row %+v (%s), want the killed process's (pid %d) with an age, read from etcd", dead, stderr, killedPID)
+	if !strings.Contains(stderr, via) || !strings.Contains(dead.Owner, fmt.Sprintf(":%d#", killedPID)) || dead.AgeSeconds == nil {
+		t.Fatalf("held row %+v (%s), want the killed process's (pid %d) with an age, read from the %s", dead, stderr, killedPID, via)
 	}
 	show, _ := mustLeasesCommand(t, env, "show", path, "--config", other.ConfigPath)
 	if !strings.Contains(show, "state       held") || !strings.Contains(show, dead.Owner) {
