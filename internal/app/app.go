@@ -61,7 +61,9 @@ type App struct {
 	Embedded *embedded.Server
 	// conditional exposes the start-up probes' verdicts (conditional.go).
 	conditional *conditionalMetrics
-	closers     []func(context.Context) error
+	// leaseTable is the lease store as opened, for GET /leases (leases.go).
+	leaseTable dynamolease.Table
+	closers    []func(context.Context) error
 }
 
 // Close stops the embedded store and closes the lease store, in reverse order of opening.
@@ -106,7 +108,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	}
 	a.Readiness = admin.NewReadiness(probeTimeout, readinessCacheFor,
 		append([]admin.Probe{{Name: "lease_store", Check: leaseProbe}}, probes...)...)
-	a.AdminHandler = admin.Handler(a.Registry, a.Readiness)
+	a.AdminHandler = withLeaseListing(admin.Handler(a.Registry, a.Readiness), a.leaseTable, cfg.Lease)
 	keyring := access.NewKeyring(cfg.Keys, access.AnonymousRead(cfg.Anonymous.Buckets))
 	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
 	verifier.MaxSkew = cfg.Server.MaxSkew
@@ -289,6 +291,7 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 	if err != nil {
 		return nil, nil, err
 	}
+	a.leaseTable = table
 	probe := func(ctx context.Context) error {
 		if _, err := table.Get(ctx, readinessProbeKey, "*"); err != nil {
 			return fmt.Errorf("read a lease row: %w", err)
