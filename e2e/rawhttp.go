@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // Payload hash values of SigV4's payload modes.
@@ -103,10 +104,8 @@ func (r *RawResponse) RequireError(t testing.TB, status int, code string) S3Erro
 // payloadHash as x-amz-content-sha256, and returns the seed signature (what
 // aws-chunked chunk signatures chain from).
 func SignRequest(r *http.Request, cred Credentials, payloadHash string, signTime time.Time) (string, error) {
-	r.Header.Set("X-Amz-Content-Sha256", payloadHash)
-	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
 	creds := aws.Credentials{AccessKeyID: cred.AccessKey, SecretAccessKey: cred.Secret}
-	if err := signer.SignHTTP(context.Background(), creds, r, payloadHash, "s3", Region, signTime); err != nil {
+	if err := testkit.SignAt(r, creds, payloadHash, Region, signTime); err != nil {
 		return "", fmt.Errorf("sign request: %w", err)
 	}
 	auth := r.Header.Get("Authorization")

@@ -13,11 +13,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // storeRequest is what the backend got: method, query, integrity headers
@@ -99,9 +99,7 @@ func TestVerifyOnlyConfigurationBodyIsVerifiedFirst(t *testing.T) {
 	hash := hex.EncodeToString(sum[:])
 	req.Header.Set("X-Amz-Content-Sha256", hash)
 	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-	if err := s3Signer().SignHTTP(context.Background(), creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Sign(t, req, creds, hash)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
