@@ -68,7 +68,10 @@ type boltWrite struct {
 // never delayed (unlike bolt.DB.Batch, which waits for company); only lazy
 // writes wait, briefly, for company.
 type groupCommitter struct {
-	db        *bolt.DB
+	db *bolt.DB
+	// guard, when set, runs before each transaction; its error fails every
+	// write in it (the lease file's watch, boltidentity.go).
+	guard     func() error
 	lazyDelay time.Duration // lazyCommitDelay, but for tests
 	writes    chan boltWrite
 	stop      chan struct{}
@@ -78,8 +81,8 @@ type groupCommitter struct {
 	transactions atomic.Int64
 }
 
-func startGroupCommitter(db *bolt.DB, lazyDelay time.Duration) *groupCommitter {
-	g := &groupCommitter{db: db, lazyDelay: lazyDelay, writes: make(chan boltWrite),
+func startGroupCommitter(db *bolt.DB, lazyDelay time.Duration, guard func() error) *groupCommitter {
+	g := &groupCommitter{db: db, guard: guard, lazyDelay: lazyDelay, writes: make(chan boltWrite),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go g.run()
 	return g
@@ -158,6 +161,14 @@ func (g *groupCommitter) waitForUrgent(batch []boltWrite, delay *time.Timer) []b
 }
 
 func (g *groupCommitter) commit(batch []boltWrite) {
+	if g.guard != nil {
+		if err := g.guard(); err != nil {
+			for _, w := range batch {
+				w.done <- err
+			}
+			return
+		}
+	}
 	outcomes := make([]error, len(batch))
 	g.transactions.Add(1)
 	err := g.db.Update(func(tx *bolt.Tx) error {

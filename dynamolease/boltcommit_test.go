@@ -23,7 +23,7 @@ func newTestCommitter(t *testing.T, lazyDelay time.Duration) *groupCommitter {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	g := startGroupCommitter(db, lazyDelay)
+	g := startGroupCommitter(db, lazyDelay, nil)
 	t.Cleanup(func() {
 		g.close()
 		_ = db.Close()

@@ -53,6 +53,9 @@ type leaseFileState struct {
 	// BootID: the boot of the machine during which commits may have been
 	// left in the page cache only (when Synced is false).
 	BootID string `json:"boot_id,omitempty"`
+	// File: the lease file's identity (boltidentity.go); absent in state
+	// files written before it was recorded.
+	File *leaseFileIdentity `json:"file,omitempty"`
 }
 
 func stateFilePath(leaseFile string) string { return leaseFile + ".state" }
@@ -77,16 +80,17 @@ func trustLeaseFile(path, bootID string) (trusted bool, why string, err error) {
 		// with it, whether or not that process closed it.
 		return false, fmt.Sprintf("it is missing, although its state file %s shows it was in use", stateFilePath(path)), nil
 	}
-	switch {
-	case st.Synced:
-		return true, "", nil
-	case st.BootID == bootID:
-		// The process stopped without closing, but the machine did not
-		// restart: the kernel still has every commit.
-		return true, "", nil
-	default:
+	// Synced, or the process stopped without closing but the machine did
+	// not restart: the kernel still has every commit.
+	if !st.Synced && st.BootID != bootID {
 		return false, "the process that last used it did not close it, and the machine has restarted since, so its last commits may be lost", nil
 	}
+	if st.File != nil {
+		if why := notTheRecordedFile(path, *st.File); why != "" {
+			return false, why, nil
+		}
+	}
+	return true, "", nil
 }
 
 // writeLeaseFileState replaces the state file durably: a new file, fsynced,

@@ -2,6 +2,7 @@ package dynamolease
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -137,7 +138,11 @@ func TestClosedLeaseFileIsTrustedAfterTheMachineRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(stateFilePath(path))
-	if err != nil || string(raw) != `{"synced":true}` {
+	var st leaseFileState
+	if err == nil {
+		err = json.Unmarshal(raw, &st)
+	}
+	if err != nil || !st.Synced {
 		t.Fatalf("state file after Close = %q, %v; want it synced", raw, err)
 	}
 
@@ -198,8 +203,12 @@ func TestStateFileSaysOpenWhileInUse(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "leases.db")
 	openOnBoot(t, path, "boot-7", Options{})
 	raw, err := os.ReadFile(stateFilePath(path))
-	if err != nil || string(raw) != `{"synced":false,"boot_id":"boot-7"}` {
-		t.Fatalf("state file while open = %q, %v", raw, err)
+	var st leaseFileState
+	if err == nil {
+		err = json.Unmarshal(raw, &st)
+	}
+	if err != nil || st.Synced || st.BootID != "boot-7" || st.File == nil || st.File.FileID == "" {
+		t.Fatalf("state file while open = %q, %v; want unsynced on boot-7, with the file's identity", raw, err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -32,6 +33,9 @@ type BoltTable struct {
 	writableAt time.Time
 	discarded  string   // why the file was discarded, for the log
 	lock       *os.File // holds the lease file's lock (boltguard.go)
+	fileID     string   // the random id kept inside the file (boltidentity.go)
+	bootID     string   // this boot's id, when the state file is kept
+	watch      *leaseFileWatch
 
 	closeOnce sync.Once
 	closeErr  error
@@ -52,6 +56,9 @@ type BoltOptions struct {
 	// file cannot be trusted after a machine restart, lease writes are
 	// refused for Lease.Timeout × Lease.MaxClockSkewRate (defaults apply).
 	Lease Options
+	// Log gets the one error logged when the lease file is found replaced,
+	// truncated or deleted under the running process (boltidentity.go).
+	Log zerolog.Logger
 	// bootID reads the machine's boot id; nil reads the kernel's. For tests.
 	bootID func() (string, error)
 }
@@ -91,6 +98,7 @@ func OpenBolt(path string, opts BoltOptions) (*BoltTable, error) {
 			return nil, fmt.Errorf("lease file %s: %w", path, err)
 		}
 		t.unsynced = true
+		t.bootID = bootID
 	}
 	// NoFreelistSync: every lease write is a commit, and the free page list
 	// is one of the three or four pages a small commit writes (BenchmarkHotKey
@@ -103,17 +111,38 @@ func OpenBolt(path string, opts BoltOptions) (*BoltTable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lease file %s: %w", path, err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(leaseBucket)
-		return err
-	}); err != nil {
+	t.db = db
+	if err := t.prepare(opts.Log); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("prepare lease file %s: %w", path, err)
 	}
-	t.db = db
-	t.commits = startGroupCommitter(db, lazyCommitDelay)
+	t.commits = startGroupCommitter(db, lazyCommitDelay, t.watch.check)
 	opened = true
 	return t, nil
+}
+
+// prepare creates the lease bucket and the file's id, starts watching the
+// path, and records the file's identity in the state file.
+func (b *BoltTable) prepare(log zerolog.Logger) error {
+	if err := b.db.Update(func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(leaseBucket); err != nil {
+			return err
+		}
+		var err error
+		b.fileID, err = ensureFileID(tx)
+		return err
+	}); err != nil {
+		return err
+	}
+	watch, err := newLeaseFileWatch(b.path, log)
+	if err != nil {
+		return err
+	}
+	b.watch = watch
+	if !b.unsynced {
+		return nil // no state file: every commit is synced
+	}
+	return writeLeaseFileState(b.path, leaseFileState{BootID: b.bootID, File: watch.identity(b.fileID)})
 }
 
 // distrustAfterRestart removes the lease file if it may have lost commits
@@ -136,8 +165,9 @@ func (b *BoltTable) distrustAfterRestart(bootID string, lease Options) error {
 }
 
 // Discarded reports whether OpenBolt found the lease file untrustworthy
-// after a machine restart and removed it, why, and until when lease writes
-// are refused. For the log.
+// (missing, replaced, or possibly short of commits after a machine
+// restart) and started a new one, why, and until when lease writes are
+// refused. For the log.
 func (b *BoltTable) Discarded() (why string, writableAt time.Time, discarded bool) {
 	return b.discarded, b.writableAt, b.discarded != ""
 }
@@ -171,7 +201,9 @@ func (b *BoltTable) close() error {
 		return fmt.Errorf("close lease file %s: %w", b.path, err)
 	}
 	if b.unsynced {
-		return writeLeaseFileState(b.path, leaseFileState{Synced: true})
+		// The identity of the file this process wrote, even if the path
+		// names another by now: the next start then finds it replaced.
+		return writeLeaseFileState(b.path, leaseFileState{Synced: true, File: b.watch.identity(b.fileID)})
 	}
 	return nil
 }

@@ -47,6 +47,9 @@ type attempt struct {
 	budgetEnd time.Time
 	check     func(context.Context) error
 	state     *keyState
+	// readAt is when the caller's state read (its HEAD) was sent; zero when
+	// it has none this lease can trust, and the re-check always runs.
+	readAt time.Time
 }
 
 // Acquire takes the lease on (path, etag). etag is the expected ETag as S3
@@ -63,18 +66,28 @@ type attempt struct {
 // lease past Options.WaitBudget; *StoreError when the table failed; the
 // context's error when ctx ended.
 func (c *Committer) Acquire(ctx context.Context, path, etag string, check func(context.Context) error) (*Lease, error) {
+	return c.AcquireAfterRead(ctx, path, etag, time.Time{}, check)
+}
+
+// AcquireAfterRead is Acquire for a caller whose precondition held on a
+// state read sent at readAt (on the monotonic clock; it may still be in
+// flight). The final re-check is skipped when this call created the row
+// soon enough after readAt (recheckNeedless, SPEC §3 step 4); a zero readAt
+// always re-checks.
+func (c *Committer) AcquireAfterRead(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context) error) (*Lease, error) {
 	start := time.Now()
-	lease, err := c.acquire(ctx, path, etag, check)
+	lease, err := c.acquire(ctx, path, etag, readAt, check)
 	c.opts.Observer.AcquireDone(time.Since(start), err)
 	return lease, err
 }
 
-func (c *Committer) acquire(ctx context.Context, path, etag string, check func(context.Context) error) (*Lease, error) {
+func (c *Committer) acquire(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context) error) (*Lease, error) {
 	a := &attempt{
 		key:       localKey{path, etag},
 		owner:     c.ownerPrefix + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
 		budgetEnd: time.Now().Add(c.opts.WaitBudget),
 		check:     check,
+		readAt:    readAt,
 	}
 	a.state = c.local.join(a.key)
 	me := &turn{}
@@ -95,7 +108,7 @@ func (c *Committer) acquire(ctx context.Context, path, etag string, check func(c
 	lease.turn = me
 	c.local.holding(a.state, me, lease.held())
 
-	if check != nil {
+	if check != nil && !c.recheckNeedless(a, lease) {
 		if err := check(ctx); err != nil {
 			relCtx, cancel := c.cleanupContext(ctx)
 			relErr := lease.Release(relCtx)
@@ -259,7 +272,7 @@ func (c *Committer) sawRow(k localKey, row *Record, stale *heldLease) time.Time 
 // holds, a stale one at once. Winning it ends what this process remembers of
 // the row; losing returns the row as it now is (nil when gone).
 func (c *Committer) takeOverRow(ctx context.Context, a *attempt, row *Record) (*Lease, *Record, error) {
-	if row.Released {
+	if row.Released && !unsafeTrustStateRead {
 		if err := a.runCheck(ctx); err != nil {
 			return nil, nil, err
 		}
@@ -278,7 +291,9 @@ func (c *Committer) create(ctx context.Context, a *attempt) (*Lease, *Record, er
 	sentAt := time.Now()
 	existing, err := c.table.Create(ctx, r)
 	if err == nil || wroteIt(existing, r) {
-		return c.newLease(a, r, sentAt), nil, nil
+		lease := c.newLease(a, r, sentAt)
+		lease.createdBy = time.Now()
+		return lease, nil, nil
 	}
 	if !errors.Is(err, ErrConditionFailed) {
 		c.abandoned.add(r) // the write may still land, held by nobody

@@ -29,6 +29,9 @@ type Lease struct {
 	mu         sync.Mutex // guards generation and acquired
 	generation uint64
 	acquired   time.Time // read before the write that won the row was sent
+	// createdBy, set when this lease's Acquire created the row (generation
+	// 0, no row before it), is a time read after the table answered.
+	createdBy time.Time
 
 	lost      chan struct{}
 	lostOnce  sync.Once

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -150,8 +151,15 @@ func TestProbeEmbeddedStore(t *testing.T) {
 }
 
 // TestProbeRcloneServeS3: rclone v1.76's `serve s3` over a local directory
-// honours every condition but CopyObject's destination ones.
+// honours every condition but CopyObject's destination ones. rclone takes
+// many minutes to build on a fresh machine, more than the rest of the
+// suite's set-up together, so this cell of docs/stores.md runs on request
+// (scripts/probe-stores.sh sets S3COND_PROBE_EXTRA_STORES=1 and builds it),
+// not in every CI run: a deliberate choice, documented in docs/stores.md.
 func TestProbeRcloneServeS3(t *testing.T) {
+	if os.Getenv("S3COND_PROBE_EXTRA_STORES") != "1" {
+		t.Skip("rclone serve s3 is an opt-in store of the testbed: run scripts/probe-stores.sh")
+	}
 	cred := Credentials{"rcloneaccesskey", "rclonesecretkey123"} // short keys are refused (403 InvalidAccessKeyId)
 	endpoint := testservers.StartRcloneS3(t, cred.AccessKey, cred.Secret, probeBucket)
 	wantProbeVerdicts(t, probeCLI(t, endpoint, cred), probe.RecommendLease, map[string]probe.Verdict{

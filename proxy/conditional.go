@@ -77,30 +77,39 @@ func (p *Proxy) serveConditional(c *call) bool {
 // (guardedWrite), and the lease is released only after the backend's answer.
 func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	ctx := c.r.Context()
+	// The lease is sought while the state is read where its ETag is known
+	// without it (earlyLease).
+	readAt := time.Now()
+	early := p.startEarlyLease(c, conds, readAt)
 	// Fail fast (SPEC §3 step 1): no body is read for a write that cannot succeed.
 	state, err := c.backend.head(ctx, c.target)
+	if err == nil {
+		err = conds.Evaluate(state)
+	}
 	if err != nil {
+		p.abandonEarly(early)
 		p.fail(c, err)
 		return
 	}
-	if err := conds.Evaluate(state); err != nil {
-		p.fail(c, err)
-		return
+	if early != nil && early.etag != conds.LeaseETag(state) {
+		p.abandonEarly(early) // not the row this state needs; lease afresh
+		early = nil
 	}
+	read := stateRead{state: state, at: readAt, early: early}
 
 	g := p.guardWrite(c)
 	defer g.end()
 	spec := p.clientBody(c)
 	spec.stripConditions = true
-	acquire := func() error { return p.acquireGuarded(c, g, conds, &state) }
-	sendsBody := c.op == PutObject || c.op == CompleteMultipartUpload
+	acquire := func() error { return p.acquireGuarded(c, g, conds, &read) }
 	switch {
-	case sendsBody && spec.length >= 0 && spec.length <= maxBufferedBody:
+	case sendsBody(c.op) && bufferedBody(spec.length):
 		// A small body is read and verified whole before the lease is
-		// sought, and sent after: a write that loses the race never opens
+		// used, and sent after: a write that loses the race never opens
 		// a backend upload only to abort it (on a hot key, most do).
 		body, err := readWhole(spec.body, spec.length)
 		if err != nil {
+			p.abandonEarly(early)
 			p.fail(c, err)
 			return
 		}
@@ -110,7 +119,7 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 		}
 		spec.body = bytes.NewReader(body)
 		spec.gate = g.reach
-	case sendsBody:
+	case sendsBody(c.op):
 		// The body streams to the backend while the lease is sought; its
 		// final byte waits for the lease and the re-check (SPEC §4), so the
 		// first write to finish its upload wins, as on S3. A client that
@@ -146,10 +155,18 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	_ = http.NewResponseController(c.w).Flush()
 }
 
+// stateRead is the fail-fast HEAD's state, when it was sent, and the lease
+// sought beside it (nil when none was).
+type stateRead struct {
+	state precondition.ObjectState
+	at    time.Time
+	early *earlyLease
+}
+
 // acquireGuarded takes the write's lease for g: the half-lease rule (SPEC
 // §3 step 5: final bytes only while at least half the lease remains,
 // otherwise renew first), then g keeps it alive until the write ends.
-func (p *Proxy) acquireGuarded(c *call, g *guardedWrite, conds writeCondition, known *precondition.ObjectState) error {
+func (p *Proxy) acquireGuarded(c *call, g *guardedWrite, conds writeCondition, known *stateRead) error {
 	start := time.Now()
 	lease, err := p.acquireLease(c.r.Context(), c, c.target, conds, known)
 	wait := time.Since(start)
@@ -203,12 +220,24 @@ func (b *Backend) leasePath(t target) string {
 }
 
 // acquireLease takes the lease for a conditional write on t (SPEC §3 steps
-// 2–4). known, if set, is a state just read, saving one HEAD.
-func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds writeCondition, known *precondition.ObjectState) (*dynamolease.Lease, error) {
+// 2–4). known, if set, is a state just read, saving one HEAD, and the lease
+// sought beside it.
+func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds writeCondition, known *stateRead) (*dynamolease.Lease, error) {
 	for moves := 0; ; moves++ {
 		var state precondition.ObjectState
+		readAt := time.Now()
 		if known != nil && moves == 0 {
-			state = *known
+			if known.early != nil {
+				lease, err := known.early.wait()
+				if err == nil {
+					return lease, nil
+				}
+				if !errors.Is(err, errETagMoved) {
+					return nil, leaseError(err)
+				}
+				continue
+			}
+			state, readAt = known.state, known.at
 		} else {
 			s, err := c.backend.head(ctx, t)
 			if err != nil {
@@ -220,20 +249,7 @@ func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds write
 			return nil, err
 		}
 		etag := conds.LeaseETag(state)
-		check := func(ctx context.Context) error {
-			s, err := c.backend.head(ctx, t)
-			if err != nil {
-				return err
-			}
-			if err := conds.Evaluate(s); err != nil {
-				return err
-			}
-			if !conds.Covers(etag, s) {
-				return errETagMoved
-			}
-			return nil
-		}
-		lease, err := p.leases.Acquire(ctx, c.backend.leasePath(t), etag, check)
+		lease, err := p.leases.AcquireAfterRead(ctx, c.backend.leasePath(t), etag, readAt, p.leaseCheck(c, t, conds, etag))
 		switch {
 		case err == nil:
 			return lease, nil
@@ -241,6 +257,24 @@ func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds write
 			continue
 		}
 		return nil, leaseError(err)
+	}
+}
+
+// leaseCheck is the precondition's re-check against the backend for a
+// lease on etag (SPEC §3 steps 3 and 4).
+func (p *Proxy) leaseCheck(c *call, t target, conds writeCondition, etag string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		s, err := c.backend.head(ctx, t)
+		if err != nil {
+			return err
+		}
+		if err := conds.Evaluate(s); err != nil {
+			return err
+		}
+		if !conds.Covers(etag, s) {
+			return errETagMoved
+		}
+		return nil
 	}
 }
 

@@ -41,6 +41,9 @@ type forwardSpec struct {
 // re-framed as an unsigned aws-chunked stream with that trailer, so the
 // backend can store the checksum: its value is known only at the end.
 func (p *Proxy) clientBody(c *call) forwardSpec {
+	if c.completeBody != nil {
+		return completeBodySpec(c.completeBody)
+	}
 	body := c.auth.Body
 	spec := forwardSpec{body: body, length: body.Length()}
 	if c.backend.ForwardPayloadHash {
@@ -178,15 +181,24 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: outboundHeader(c.r.Header, c.backend.ForwardChecksums, spec.stripConditions),
 	}).WithContext(ctx)
+	// The checked headers go on as s3cond parsed them, never as sent (a
+	// date S3 would ignore not at all); what s3cond sets itself for a body
+	// it wrote or framed (spec.header) comes last.
+	for name, values := range c.checkedHeader {
+		if spec.stripConditions && writeConditionHeaders[name] {
+			continue // s3cond enforces them itself
+		}
+		if len(values) == 0 {
+			delete(req.Header, name)
+			continue
+		}
+		req.Header[name] = values
+	}
 	for name, values := range spec.header {
 		if values == nil {
 			delete(req.Header, name) // nil: the header must not be sent
 			continue
 		}
-		req.Header[name] = values
-	}
-	// The checked headers go on as s3cond parsed them, never as sent.
-	for name, values := range c.checkedHeader {
 		req.Header[name] = values
 	}
 	req.Header.Del("X-Amz-Copy-Source")

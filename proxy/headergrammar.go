@@ -9,7 +9,8 @@ import (
 )
 
 // The value allow-list for the request headers a store reads as numbers or
-// ranges; x-amz-copy-source has its own parser (copysource.go). Go's server
+// ranges, and (settingheaders.go) those that change what it does;
+// x-amz-copy-source has its own parser (copysource.go). Go's server
 // has already refused control bytes in any header value. Each checked
 // header is sent on rebuilt from its parsed value (outboundRequest), never
 // as the client's bytes.
@@ -26,34 +27,53 @@ type headerGrammar struct {
 	parse func(value string) (string, *s3err.Error)
 }
 
-var headerGrammars = []headerGrammar{
+var headerGrammars = append([]headerGrammar{
 	{copySourceRangeHeader, "X-Amz-Copy-Source-Range", parseCopySourceRange},
 	// GetObjectAttributes pages its parts by header.
 	{"x-amz-max-parts", "X-Amz-Max-Parts", headerInt(0, maxS3Int)},
 	{"x-amz-part-number-marker", "X-Amz-Part-Number-Marker", headerInt(0, maxS3Int)},
+}, settingHeaderGrammars...)
+
+// entityTagLists are the headers HTTP lets a client split over lines.
+var entityTagLists = map[string]bool{
+	"If-Match": true, "If-None-Match": true, "X-Amz-Copy-Source-If-Match": true, "X-Amz-Copy-Source-If-None-Match": true,
 }
 
 // checkHeaders applies headerGrammars to h: each header present must be
 // given once and parse. It returns the outbound values (nil when none of
-// these headers is present).
+// these headers is present); an empty value there means the header is not
+// sent at all.
 func checkHeaders(h http.Header) (http.Header, error) {
+	if err := checkObjectHeaders(h); err != nil {
+		return nil, err
+	}
 	var out http.Header
 	for _, g := range headerGrammars {
 		values, present := h[g.key]
 		if !present {
 			continue
 		}
-		if len(values) != 1 {
+		value := values[0]
+		switch {
+		case len(values) > 1 && entityTagLists[g.key]:
+			value = strings.Join(values, ",") // one list, as HTTP reads it
+		case len(values) != 1:
 			return nil, argumentError("The header "+g.name+" is given more than once", g.name, values[0])
 		}
-		sent, err := g.parse(values[0])
+		sent, err := g.parse(value)
 		if err != nil {
-			return nil, argumentError(err.Message, g.name, values[0])
+			if err.Code != s3err.InvalidArgument {
+				return nil, err // S3 names no argument in InvalidTag, InvalidDigest, ...
+			}
+			return nil, argumentError(err.Message, g.name, value)
 		}
 		if out == nil {
 			out = http.Header{}
 		}
-		out[g.key] = []string{sent}
+		out[g.key] = nil
+		if sent != "" {
+			out[g.key] = []string{sent}
+		}
 	}
 	return out, nil
 }

@@ -186,6 +186,9 @@ type call struct {
 	// unauthenticated: the call holds one of the slots of requests not yet
 	// verified (unauthenticated.go).
 	unauthenticated bool
+	// completeBody is the part list of a CompleteMultipartUpload as s3cond
+	// rewrote it from the checked parts (completebody.go).
+	completeBody []byte
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
@@ -301,6 +304,9 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 	if length := c.auth.Body.Length(); (c.op == PutObject || c.op == UploadPart) && length > maxSinglePut {
 		return s3err.New(s3err.EntityTooLarge).With("ProposedSize", strconv.FormatInt(length, 10)).
 			With("MaxSizeAllowed", strconv.FormatInt(maxSinglePut, 10))
+	}
+	if c.op == CompleteMultipartUpload {
+		return c.checkCompleteBody()
 	}
 	return nil
 }

@@ -58,9 +58,13 @@ const (
 // probedParams is every query parameter of the grammar table, a
 // subresource, a hoisted header and the copy headers.
 func probedParams() []string {
-	names := []string{"uploadId", "tagging", "x-amz-acl", copySourceParam, copySourceRangeParam}
+	names := []string{"uploadId", "tagging", "x-amz-acl", copySourceParam, copySourceRangeParam,
+		"header:X-Amz-Meta-A", "header:Content-Encoding", completeETagParam, completePartNumberParam}
 	for name := range queryGrammar {
 		names = append(names, name)
+	}
+	for _, g := range settingHeaderGrammars {
+		names = append(names, "header:"+g.key)
 	}
 	sort.Strings(names)
 	return names
@@ -84,13 +88,23 @@ func probeOne(t *testing.T, v *valueProbe, rule probeRule, param, value string) 
 		q.Set(rule.key.sub, map[bool]string{true: "u-1", false: ""}[rule.key.sub == "uploadId"])
 	}
 	header := http.Header{}
+	var body []byte
 	switch param {
+	case completeETagParam, completePartNumberParam:
+		if rule.key.method != http.MethodPost || rule.key.sub != "uploadId" {
+			return // the part list is CompleteMultipartUpload's alone
+		}
+		body = completeProbeBody(param, value)
 	case copySourceParam:
 		header.Set("X-Amz-Copy-Source", value)
 	case copySourceRangeParam:
 		header.Set("X-Amz-Copy-Source", "alpha/src")
 		header.Set("X-Amz-Copy-Source-Range", value)
 	default:
+		if name, ok := strings.CutPrefix(param, "header:"); ok {
+			header.Set(name, value)
+			break
+		}
 		q.Set(param, value)
 	}
 	for name, values := range header {
@@ -105,9 +119,13 @@ func probeOne(t *testing.T, v *valueProbe, rule probeRule, param, value string) 
 	if len(q) > 0 {
 		target += "?" + q.Encode()
 	}
-	v.do(t, testKeyID, rule.key.method, target, header, nil)
+	v.do(t, testKeyID, rule.key.method, target, header, body)
 	for _, r := range v.store.take() {
 		checkStoreRequest(t, v.kp, r, rule, param, value)
+		checkSentHeaders(t, r, rule, param, value)
+		if body != nil {
+			checkSentCompleteBody(t, v.store.bodyOf(r), rule, param, value)
+		}
 	}
 }
 

@@ -24,14 +24,21 @@ import (
 type acceptingStore struct {
 	mu       sync.Mutex
 	received []*http.Request
+	// bodies holds each received request's body, by request.
+	bodies map[*http.Request][]byte
 }
 
 func (s *acceptingStore) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body []byte
 	if r.Body != nil {
-		_, _ = io.Copy(io.Discard, r.Body)
+		body, _ = io.ReadAll(r.Body)
 		_ = r.Body.Close()
 	}
 	s.mu.Lock()
+	if s.bodies == nil {
+		s.bodies = map[*http.Request][]byte{}
+	}
+	s.bodies[r] = body
 	s.received = append(s.received, r)
 	s.mu.Unlock()
 	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Length": {"0"}},
@@ -53,6 +60,13 @@ func (s *acceptingStore) take() []*http.Request {
 	}
 	s.received = nil
 	return got
+}
+
+// bodyOf is what the store read as r's body.
+func (s *acceptingStore) bodyOf(r *http.Request) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bodies[r]
 }
 
 // valueProbe is s3cond in front of a acceptingStore, called in process

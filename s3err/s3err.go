@@ -35,6 +35,11 @@ const (
 	InvalidArgument                   Code = "InvalidArgument"
 	InvalidBucketName                 Code = "InvalidBucketName"
 	InvalidDigest                     Code = "InvalidDigest"
+	InvalidPart                       Code = "InvalidPart"
+	InvalidPartOrder                  Code = "InvalidPartOrder"
+	InvalidStorageClass               Code = "InvalidStorageClass"
+	InvalidTag                        Code = "InvalidTag"
+	MetadataTooLarge                  Code = "MetadataTooLarge"
 	InvalidPolicyDocument             Code = "InvalidPolicyDocument"
 	InvalidRequest                    Code = "InvalidRequest"
 	InvalidToken                      Code = "InvalidToken"
@@ -89,6 +94,11 @@ var table = map[Code]entry{
 	InvalidArgument:                   {http.StatusBadRequest, "Invalid Argument"},
 	InvalidBucketName:                 {http.StatusBadRequest, "The specified bucket is not valid."},
 	InvalidDigest:                     {http.StatusBadRequest, "The Content-MD5 you specified is not valid."},
+	InvalidPart:                       {http.StatusBadRequest, "One or more of the specified parts could not be found. The part might not have been uploaded, or the specified entity tag might not have matched the part's entity tag."},
+	InvalidPartOrder:                  {http.StatusBadRequest, "The list of parts was not in ascending order. The parts list must be specified in order by part number."},
+	InvalidStorageClass:               {http.StatusBadRequest, "The storage class you specified is not valid."},
+	InvalidTag:                        {http.StatusBadRequest, "The TagValue you have provided is invalid"},
+	MetadataTooLarge:                  {http.StatusBadRequest, "Your metadata headers exceed the maximum allowed metadata size."},
 	InvalidPolicyDocument:             {http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
 	InvalidRequest:                    {http.StatusBadRequest, "Invalid Request"},
 	InvalidToken:                      {http.StatusBadRequest, "The provided token is malformed or otherwise invalid."},

@@ -21,14 +21,6 @@ if [ -z "${S3COND_VERSITYGW:-}" ] && ! command -v versitygw >/dev/null && [ ! -x
 	GOBIN="$versitygw_bin" go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
 fi
 
-# rclone v1.76 for its `serve s3`, a store of the probe's testbed
-# (e2e/probe_test.go; Debian's rclone 1.60 has no serve s3). Several minutes to build.
-if [ -z "${S3COND_RCLONE_S3:-}" ] && [ ! -x "$versitygw_bin/rclone-serve-s3" ]; then
-	rclone_build=$(mktemp -d)
-	GOBIN="$rclone_build" go install github.com/rclone/rclone@v1.76.0
-	mv "$rclone_build/rclone" "$versitygw_bin/rclone-serve-s3" && rmdir "$rclone_build"
-fi
-
 # rclone and s3cmd, two of the clients of the compatibility matrix
 # (e2e/compat_test.go, docs/compatibility.md), and docker-compose, whose
 # `config` validates docker-compose.yml (there is no Docker engine here).

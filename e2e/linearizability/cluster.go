@@ -51,6 +51,9 @@ type ClusterOptions struct {
 	Etcd *testservers.EtcdCluster
 	// DelayBackend routes s3cond's backend traffic through a DelayProxy.
 	DelayBackend bool
+	// DelayLeaseStore, with DynamoDB, routes s3cond's lease table traffic
+	// through a DelayProxy of its own (LeaseDelay).
+	DelayLeaseStore bool
 	// FINHop routes s3cond's backend traffic through a FINHop (in front of
 	// the delay proxy, if both): an abort's reset reaches the store as a FIN.
 	FINHop bool
@@ -74,6 +77,9 @@ type ClusterOptions struct {
 	// Direct starts no s3cond: the clients talk to the store itself with
 	// its own key (the control that shows what the store alone does).
 	Direct bool
+	// BuildTags, when set, runs an s3cond built with these tags (the
+	// negative controls' deliberately unsafe protocols).
+	BuildTags string
 }
 
 // Cluster is a store (versitygw or s3rver), optionally a delay proxy and a
@@ -84,11 +90,15 @@ type Cluster struct {
 	// versitygw (nil otherwise), for the tests that stop and restart it.
 	Store   e2e.Store
 	Backend *testservers.VersityGW
-	Delay   *testservers.DelayProxy  // nil unless DelayBackend
-	FIN     *testservers.FINHop      // nil unless FINHop
-	Moto    *Moto                    // nil unless DynamoDB
-	Etcd    *testservers.EtcdCluster // nil unless ClusterOptions.Etcd
-	Proxies []*testservers.S3cond
+	Delay   *testservers.DelayProxy // nil unless DelayBackend
+	FIN     *testservers.FINHop     // nil unless FINHop
+	// LeaseDelay is the DelayProxy before moto; nil unless DelayLeaseStore.
+	LeaseDelay *testservers.DelayProxy
+	// AdminAddrs[i] is proxy i's admin listener (its /metrics).
+	AdminAddrs []string
+	Moto       *Moto                    // nil unless DynamoDB
+	Etcd       *testservers.EtcdCluster // nil unless ClusterOptions.Etcd
+	Proxies    []*testservers.S3cond
 	// DataDirs[i] is proxy i's data_dir (its embedded lease file is there).
 	DataDirs []string
 	Config   e2e.Config
@@ -96,6 +106,7 @@ type Cluster struct {
 	Bucket   string
 
 	env []string
+	bin string // the s3cond binary; "" for the module's own build
 }
 
 // NewCluster starts everything and creates the bucket.
@@ -133,6 +144,9 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 		c.Config.Lease.PollInterval, c.Config.Lease.WaitBudget = "", ""
 	}
 	c.env = append(c.env, opts.Env...)
+	if opts.BuildTags != "" {
+		c.bin = testservers.BuildS3condTagged(t, opts.BuildTags)
+	}
 	if opts.Serialize != "" {
 		// Through the environment: the e2e harness's Config has no field for
 		// lease.serialize, and every key has an S3COND_* override.
@@ -147,8 +161,13 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 		if table == "" {
 			table = tableName
 		}
+		leaseEndpoint := c.Moto.Endpoint
+		if opts.DelayLeaseStore {
+			c.LeaseDelay = testservers.StartDelayProxy(t, strings.TrimPrefix(c.Moto.Endpoint, "http://"))
+			leaseEndpoint = c.LeaseDelay.Endpoint()
+		}
 		c.Config.Lease.Store = "dynamodb"
-		c.Config.Lease.DynamoDB = e2e.DynamoDBConfig{Table: table, Region: e2e.Region, Endpoint: c.Moto.Endpoint,
+		c.Config.Lease.DynamoDB = e2e.DynamoDBConfig{Table: table, Region: e2e.Region, Endpoint: leaseEndpoint,
 			Credentials: e2e.CredentialsConfig{Source: "static", AccessKeyID: "testing", SecretAccessKey: "testing"}}
 		c.CreateLeaseTable(t)
 	}
@@ -185,7 +204,12 @@ func (c *Cluster) startProxy(t testing.TB, monotonicOffset time.Duration) *tests
 	}
 	// Each process needs its own admin listener (its default is a fixed
 	// port); the e2e harness's Config has no admin section.
-	env := append(slices.Clone(c.env), "S3COND_ADMIN_LISTEN="+testservers.FreeAddr(t))
+	admin := testservers.FreeAddr(t)
+	c.AdminAddrs = append(c.AdminAddrs, admin)
+	env := append(slices.Clone(c.env), "S3COND_ADMIN_LISTEN="+admin)
+	if monotonicOffset == 0 && c.bin != "" {
+		return testservers.StartS3condBinary(t, c.bin, text, env...)
+	}
 	if monotonicOffset == 0 {
 		return testservers.StartS3cond(t, text, env...)
 	}

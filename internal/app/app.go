@@ -306,13 +306,13 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("data_dir: %w", err)
 		}
-		bolt, err := dynamolease.OpenBolt(cfg.LeasePath(), dynamolease.BoltOptions{Lease: opts})
+		bolt, err := dynamolease.OpenBolt(cfg.LeasePath(), dynamolease.BoltOptions{Lease: opts, Log: log.With().Str("component", "lease").Logger()})
 		if err != nil {
 			return nil, nil, fmt.Errorf("lease.path: open the embedded lease store: %w", err)
 		}
 		if why, writableAt, discarded := bolt.Discarded(); discarded {
 			log.Warn().Str("lease_file", cfg.LeasePath()).Str("why", why).Time("conditional_writes_resume", writableAt).
-				Msg("removed the embedded lease file; conditional writes get 503 until any lease held before the restart has expired")
+				Msg("the embedded lease file cannot be trusted (see why) and starts afresh; conditional writes get 503 until any lease recorded in the old one has expired")
 		}
 		stopSweeping := sweepPeriodically(bolt, cfg.Lease.TTL, log)
 		a.closers = append(a.closers, func(context.Context) error { stopSweeping(); return bolt.Close() })

@@ -1,10 +1,11 @@
-// Package s3xml reads and writes the one S3 XML body s3cond has to look
+// Package s3xml reads and writes the S3 XML bodies s3cond has to look
 // inside: DeleteObjects, whose request it parses to authorise every key and
 // evaluate per-key conditions, and whose backend result it merges with the
-// per-key errors s3cond decided itself. Besides, RewriteIdentities renames
-// the principals of any S3 document as it streams (identities.go). Every
-// other body (CopyObject and CompleteMultipartUpload among them) streams
-// through unread.
+// per-key errors s3cond decided itself; and CompleteMultipartUpload, whose
+// part list it checks and writes anew for the store. Besides,
+// RewriteIdentities renames the principals of any S3 document as it streams
+// (identities.go). Every other body (CopyObject among them) streams through
+// unread.
 //
 // Every reader is bounded: it never reads more than the limit it is given,
 // rejects documents nested deeper than S3's schemas need, and accepts the

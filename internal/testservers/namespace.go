@@ -24,5 +24,5 @@ func StartS3condAsPID1(t testing.TB, hostname, configYAML string, env ...string)
 	// s3cond: with --fork the first process in the namespace is PID 1.
 	wrap := []string{unshare, "--uts", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
 		"sh", "-c", `hostname "$0" && exec "$@"`, hostname}
-	return startS3condUnder(t, wrap, configYAML, env...)
+	return startS3condUnder(t, BuildS3cond(t), wrap, configYAML, env...)
 }

@@ -53,7 +53,35 @@ func BuildS3cond(t testing.TB) string {
 	return s3condBuild.path
 }
 
-func buildS3cond() (string, error) {
+// s3condTaggedBuilds holds the binaries built with extra build tags, by tag
+// list.
+var s3condTaggedBuilds struct {
+	mu    sync.Mutex
+	paths map[string]string
+}
+
+// BuildS3condTagged builds ./cmd/s3cond with the given build tags (once per
+// test binary and tag list), for tests that run a deliberately altered
+// protocol, such as the linearizability suite's negative control.
+func BuildS3condTagged(t testing.TB, tags string) string {
+	t.Helper()
+	s3condTaggedBuilds.mu.Lock()
+	defer s3condTaggedBuilds.mu.Unlock()
+	if p, ok := s3condTaggedBuilds.paths[tags]; ok {
+		return p
+	}
+	p, err := buildS3cond("-tags", tags)
+	if err != nil {
+		t.Fatalf("build s3cond with tags %q: %v", tags, err)
+	}
+	if s3condTaggedBuilds.paths == nil {
+		s3condTaggedBuilds.paths = map[string]string{}
+	}
+	s3condTaggedBuilds.paths[tags] = p
+	return p
+}
+
+func buildS3cond(flags ...string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
@@ -65,7 +93,8 @@ func buildS3cond() (string, error) {
 		return "", fmt.Errorf("make build dir: %w", err)
 	}
 	bin := filepath.Join(dir, "s3cond")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/s3cond")
+	args := append(append([]string{"build"}, flags...), "-o", bin, "./cmd/s3cond")
+	cmd := exec.Command("go", args...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/s3cond in %s: %w\n%s", root, err, out)
@@ -91,10 +120,17 @@ func moduleRoot() (string, error) {
 // it as S3COND_SERVER_LISTEN.
 func StartS3cond(t testing.TB, configYAML string, env ...string) *S3cond {
 	t.Helper()
-	return startS3condUnder(t, nil, configYAML, env...)
+	return startS3condUnder(t, BuildS3cond(t), nil, configYAML, env...)
 }
 
-func startS3condUnder(t testing.TB, wrap []string, configYAML string, env ...string) *S3cond {
+// StartS3condBinary is StartS3cond with the s3cond binary bin (from
+// BuildS3condTagged).
+func StartS3condBinary(t testing.TB, bin, configYAML string, env ...string) *S3cond {
+	t.Helper()
+	return startS3condUnder(t, bin, nil, configYAML, env...)
+}
+
+func startS3condUnder(t testing.TB, bin string, wrap []string, configYAML string, env ...string) *S3cond {
 	t.Helper()
 	// Several processes run side by side: each takes a free admin port
 	// (the default 127.0.0.1:9001 would let only one start). The caller's
@@ -114,7 +150,7 @@ func startS3condUnder(t testing.TB, wrap []string, configYAML string, env ...str
 		env = append(env, "S3COND_SERVER_LISTEN="+listen)
 	}
 	s := &S3cond{Addr: listen, Endpoint: "http://" + listen, ConfigPath: configPath, Dir: dir,
-		bin: BuildS3cond(t), env: env, wrap: wrap}
+		bin: bin, env: env, wrap: wrap}
 	s.Process = s.start(t)
 	return s
 }
