@@ -15,8 +15,10 @@ const Region = "us-east-1"
 
 // S3Signer signs as S3 clients do: the path is signed as sent, not escaped
 // a second time (S3 is the one SigV4 service that does not double-escape).
-func S3Signer() *v4.Signer {
-	return v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
+// adjust changes further options, such as DisableHeaderHoisting for a
+// presigned URL that keeps a signed header a header.
+func S3Signer(adjust ...func(*v4.SignerOptions)) *v4.Signer {
+	return v4.NewSigner(append([]func(*v4.SignerOptions){func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }}, adjust...)...)
 }
 
 // Sign signs req for S3 in Region now, with payloadHash as its
