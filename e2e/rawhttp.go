@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/s3cond/s3cond/internal/testkit"
 )
 
@@ -126,9 +125,8 @@ func PresignURL(endpoint, method, path string, cred Credentials, signTime time.T
 	q := r.URL.Query()
 	q.Set("X-Amz-Expires", fmt.Sprint(int(expires.Seconds())))
 	r.URL.RawQuery = q.Encode()
-	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
 	creds := aws.Credentials{AccessKeyID: cred.AccessKey, SecretAccessKey: cred.Secret}
-	signed, _, err := signer.PresignHTTP(context.Background(), creds, r, UnsignedPayload, "s3", Region, signTime)
+	signed, _, err := testkit.S3Signer().PresignHTTP(context.Background(), creds, r, UnsignedPayload, "s3", Region, signTime)
 	if err != nil {
 		return "", fmt.Errorf("presign: %w", err)
 	}

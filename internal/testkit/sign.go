@@ -31,6 +31,17 @@ func Sign(t testing.TB, req *http.Request, creds aws.Credentials, payloadHash st
 	}
 }
 
+// SignAsWritten signs req's headers as they are, for a request whose
+// x-amz-content-sha256 is itself under test (sent twice, or not the
+// payload's); payloadHash is what the signature takes the payload's hash
+// to be.
+func SignAsWritten(t testing.TB, req *http.Request, creds aws.Credentials, payloadHash string) {
+	t.Helper()
+	if err := S3Signer().SignHTTP(context.Background(), creds, req, payloadHash, "s3", Region, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // SignAt signs req for S3 in region at the given time, for callers that
 // sign outside a test (harnesses) or need another region or clock.
 func SignAt(req *http.Request, creds aws.Credentials, payloadHash, region string, at time.Time) error {
