@@ -51,6 +51,17 @@ func (e *Events[T]) WaitFor(t testing.TB, what string, match func(T) bool) T {
 	return v
 }
 
+// WaitForCount waits until at least n items have been reported in all;
+// the test fails if they are not within the fail-safe bound.
+func (e *Events[T]) WaitForCount(t testing.TB, what string, n int) {
+	t.Helper()
+	if n <= 0 {
+		return
+	}
+	seen := 0
+	e.WaitFor(t, what, func(T) bool { seen++; return seen >= n })
+}
+
 func (e *Events[T]) waitFor(match func(T) bool, bound time.Duration) (T, error) {
 	timer := time.NewTimer(bound)
 	defer timer.Stop()

@@ -33,3 +33,19 @@ func TestWaitForGivesUpOnAnEventThatNeverComes(t *testing.T) {
 		}
 	})
 }
+
+func TestWaitForCountCountsWhatCameBefore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var e Events[string]
+		e.Add("a")
+		go func() {
+			time.Sleep(time.Second)
+			e.Add("b")
+			e.Add("c")
+		}()
+		e.WaitForCount(t, "three items", 3)
+		if got := len(e.All()); got != 3 {
+			t.Fatalf("%d items when the wait ended, want 3", got)
+		}
+	})
+}
