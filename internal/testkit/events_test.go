@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -28,7 +29,9 @@ func TestWaitForGivesUpOnAnEventThatNeverComes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var e Events[string]
 		e.Add("other")
-		if _, err := e.waitFor(func(v string) bool { return v == "missing" }, time.Minute); err == nil {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		if _, err := e.waitFor(ctx, func(v string) bool { return v == "missing" }); err == nil {
 			t.Fatal("a wait for an item never reported ended without an error")
 		}
 	})
