@@ -201,15 +201,23 @@ func TestBackendDownAnswersGatewayError(t *testing.T) {
 }
 
 func TestClientDisconnectMidUploadStoresNothing(t *testing.T) {
-	c := NewCluster(t, ClusterOptions{LeaseTimeout: longLease})
+	c := NewCluster(t, ClusterOptions{LeaseTimeout: longLease, DelayBackend: true})
 	upload := StartHeldUpload(context.Background(), c.Proxies[0].Endpoint, c.Cred, c.Bucket, "k",
-		http.Header{"If-None-Match": {"*"}}, Body("partial", heldBodySize), heldBodySize/2, nil)
-	time.Sleep(300 * time.Millisecond) // let s3cond stream the first half to the backend
+		http.Header{"If-None-Match": {"*"}}, Body("partial", heldBodySize), heldBodySize/2, c.Delay)
+	// s3cond streams the first half to the backend.
+	conn, err := backendConnCarrying(c.Delay, upload.connsAtStart, heldBodySize/2-1, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
 	upload.Abandon()
 	if _, err := upload.Wait(15 * time.Second); err == nil {
 		t.Fatal("the abandoned upload got an answer as if it had completed")
 	}
-	time.Sleep(300 * time.Millisecond) // s3cond notices and aborts the backend request
+	select { // s3cond notices and aborts the backend request
+	case <-conn.Done():
+	case <-time.After(15 * time.Second):
+		t.Fatal("s3cond kept the abandoned upload's backend connection open")
+	}
 	requireBackendValue(t, c, "k", "")
 	requireCreateWithoutLeftoverLease(t, c.Client(0, 15*time.Second), c.Bucket, "k", "next")
 	requireBackendValue(t, c, "k", "next")

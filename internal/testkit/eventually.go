@@ -21,12 +21,15 @@ const pollInterval = 50 * time.Millisecond
 // error. check may call t.Fatal to stop at once (a process that exited).
 func Eventually(ctx context.Context, t testing.TB, what string, check func(context.Context) error) {
 	t.Helper()
-	if err := poll(ctx, check); err != nil {
+	if err := Poll(ctx, check); err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
 
-func poll(ctx context.Context, check func(context.Context) error) error {
+// Poll is Eventually for harness code that returns errors instead of
+// failing a test: nil once check returned nil, else ctx's end (or the
+// fail-safe bound's) with check's last error.
+func Poll(ctx context.Context, check func(context.Context) error) error {
 	if _, bounded := ctx.Deadline(); !bounded {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, failSafe)

@@ -28,7 +28,7 @@ func TestEventuallyReturnsOnceTheCheckHolds(t *testing.T) {
 func TestEventuallyGivesUpWithTheLastError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		err := poll(context.Background(), func(context.Context) error { return errors.New("port closed") })
+		err := Poll(context.Background(), func(context.Context) error { return errors.New("port closed") })
 		if err == nil || !strings.Contains(err.Error(), "port closed") || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("got %v, want the deadline and the last error", err)
 		}
