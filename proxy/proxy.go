@@ -54,8 +54,8 @@ type Proxy struct {
 	// minStoreThroughput is the rate (bytes/s) the store is assumed to
 	// copy at least, for sizing leases (leasesize.go).
 	minStoreThroughput float64
-	domain       string
-	log          zerolog.Logger
+	domain             string
+	log                zerolog.Logger
 	// serializeAllWrites reports whether a client bucket is in strict mode.
 	serializeAllWrites func(bucket string) bool
 	// newRequestID makes the x-amz-request-id of each response.
