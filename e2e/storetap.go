@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"net/http/httputil"
+	"net/url"
+	"testing"
+
+	"github.com/s3cond/s3cond/internal/testkit"
+)
+
+// StoreTap is an HTTP reverse proxy between s3cond and its store that
+// reports the CopyObject requests going through: when one was written to
+// the store, and when the store answered it. A copy goes on at the store
+// however its sender ends: the tap keeps the store's request open when
+// s3cond's side goes away (SIGKILL), as versitygw itself copies on after
+// the s3cond that asked is gone (issue 24), so the test sees when the
+// copy lands. It keeps the Host header s3cond signed.
+type StoreTap struct {
+	URL    string
+	Copies testkit.Events[TappedCopy]
+}
+
+// TappedCopy is one event of a CopyObject through the tap: Sent once its
+// request is written to the store, then Answered with the store's status.
+type TappedCopy struct {
+	Path     string // the destination, /bucket/key
+	Sent     bool
+	Answered bool
+	Status   int
+}
+
+// NewStoreTap starts a tap in front of the store at target; it closes when
+// the test ends.
+func NewStoreTap(t testing.TB, target string) *StoreTap {
+	t.Helper()
+	to, err := url.Parse(target)
+	if err != nil {
+		t.Fatalf("parse %s: %v", target, err)
+	}
+	tap := &StoreTap{}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(to)
+			pr.Out.Host = pr.In.Host
+		},
+		Transport:     tapTransport{tap: tap, next: http.DefaultTransport},
+		FlushInterval: -1,
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	tap.URL = srv.URL
+	return tap
+}
+
+type tapTransport struct {
+	tap  *StoreTap
+	next http.RoundTripper
+}
+
+func (tt tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method != http.MethodPut || r.Header.Get("X-Amz-Copy-Source") == "" || r.URL.Query().Has("uploadId") {
+		return tt.next.RoundTrip(r)
+	}
+	path := r.URL.Path
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		tt.tap.Copies.Add(TappedCopy{Path: path, Sent: true})
+	}}
+	ctx := httptrace.WithClientTrace(context.WithoutCancel(r.Context()), trace)
+	resp, err := tt.next.RoundTrip(r.WithContext(ctx))
+	status := 0
+	if err == nil {
+		status = resp.StatusCode
+	}
+	tt.tap.Copies.Add(TappedCopy{Path: path, Answered: true, Status: status})
+	return resp, err
+}
