@@ -13,13 +13,18 @@ import (
 // timeout (never less than Options.Timeout) as its own lease length, and
 // every process in a fleet waits that × MaxClockSkewRate before taking a
 // row over, whatever its own Options.Timeout (staleAfter reads the row's).
-// Renewals keep the same length.
+// Renewals keep the same length. A length over MaxSizedTimeout is cut to it.
 func (c *Committer) AcquireSized(ctx context.Context, path, etag string, readAt time.Time, timeout time.Duration, check func(context.Context) error) (*Lease, error) {
 	start := time.Now()
-	lease, err := c.acquire(ctx, path, etag, readAt, timeout, check)
+	lease, err := c.acquire(ctx, path, etag, readAt, min(timeout, MaxSizedTimeout), check)
 	c.opts.Observer.AcquireDone(time.Since(start), err)
 	return lease, err
 }
+
+// MaxSizedTimeout is the longest lease AcquireSized writes: the longest
+// timeout a reader believes a row carries (a longer one reads as unusable,
+// and is then held only for the reader's own timeout × skew).
+const MaxSizedTimeout = maxRowTimeout
 
 // rowTTL is how long the table keeps a row written with this lease length:
 // Options.TTL, or longer when the lease's takeover wait would outlast it (a

@@ -44,6 +44,20 @@ func TestSizedLeaseOfAVanishedHolderIsTakenOverAfterItsOwnLength(t *testing.T) {
 	})
 }
 
+// A length beyond what a reader believes a row carries is cut to it, so no
+// reader takes the row for unusable (and holds it only for its own timeout).
+func TestSizedLeaseIsCutToTheLongestARowCarries(t *testing.T) {
+	tbl := dynamolease.NewMemTable()
+	c := dynamolease.NewCommitter(tbl, dynamolease.Options{}, zerolog.Nop())
+	l, err := c.AcquireSized(context.Background(), "b/k", "*", time.Time{}, 100*time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Timeout() != dynamolease.MaxSizedTimeout {
+		t.Fatalf("lease length %s, want MaxSizedTimeout %s", l.Timeout(), dynamolease.MaxSizedTimeout)
+	}
+}
+
 // A sized lease is renewed with its own length, so a live holder keeps a
 // long write guarded; and a length below Options.Timeout is raised to it.
 func TestSizedLeaseRenewsWithItsLengthAndNeverShrinks(t *testing.T) {

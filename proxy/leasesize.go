@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -16,9 +17,10 @@ import (
 // store is assumed to copy at least (lease.min_store_mib_per_second).
 const DefaultMinStoreThroughput = 16 << 20
 
-// maxLeaseLength bounds a sized lease, so no size overflows a duration; a
-// write that long (5 TiB at 16 MiB/s takes four days) is beyond any store.
-const maxLeaseLength = 7 * 24 * time.Hour
+// maxLeaseLength bounds a sized lease: the longest a lease row may carry
+// (24 h, 1.3 TiB at 16 MiB/s). Work beyond it is guarded by renewals while
+// its holder lives; a vanished holder's row is taken over after 24 h × skew.
+const maxLeaseLength = dynamolease.MaxSizedTimeout
 
 // A CompleteMultipartUpload's parts are read a page of maxPartsPage at a
 // time, at most maxPartsPages pages (S3's 10 000 parts), each page's
@@ -53,6 +55,11 @@ func (p *Proxy) sizeLease(c *call) error {
 		return err
 	}
 	c.leaseLength = p.leaseLengthFor(work)
+	if c.leaseLength == maxLeaseLength {
+		p.log.Warn().Str("request_id", c.id).Str("operation", c.op.String()).Int64("work_bytes", work).
+			Dur("lease", c.leaseLength).
+			Msg("store work longer than the longest lease a row carries at lease.min_store_mib_per_second; if this s3cond vanishes, the key may be taken over before the store is done")
+	}
 	return nil
 }
 

@@ -22,7 +22,8 @@ func TestLeaseLengthIsTimeoutPlusWorkAtTheMinimumThroughput(t *testing.T) {
 		{1, 20*time.Second + 60}, // 59.6 ns, rounded up
 		{16 << 20, 21 * time.Second},
 		{5 << 30, 20*time.Second + 320*time.Second},
-		{5 << 40, 20*time.Second + 327680*time.Second},
+		{1 << 40, 20*time.Second + 65536*time.Second},
+		{5 << 40, maxLeaseLength},
 		{1<<63 - 1, maxLeaseLength},
 	} {
 		if got := p.leaseLengthFor(tc.work); got != tc.want {
