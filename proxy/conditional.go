@@ -142,6 +142,7 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 		}
 		spec.gate = g.reach
 	}
+	spec.storeCondition = storeConditionHeader(c, conds)
 	spec.ctx = g.ctx
 	spec.framed = framesConditionalBody(c, spec)
 	spec.heldThroughout = g.heldThroughout

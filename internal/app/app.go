@@ -177,7 +177,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if key == "backend" {
 		a.BackendEndpoint = endpoint
 	}
-	native, err := a.conditionalMode(ctx, b, key, creds, log)
+	native, storeChecks, err := a.conditionalMode(ctx, b, key, creds, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,6 +196,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		ForwardChecksums:        b.Checksums == config.ChecksumsForward,
 		ForwardPayloadHash:      b.PayloadHash == config.PayloadHashForward,
 		NativeConditional:       native,
+		StoreChecks:             storeChecks,
 		FramedConditionalBodies: b.ConditionalBodyFraming == config.BodyFramingAWSChunked,
 		KeyPolicy:               keyPolicy,
 		Identity:                backendIdentity(ctx, creds, log),
