@@ -13,8 +13,9 @@ import (
 )
 
 // StoreTap is an HTTP reverse proxy between s3cond and its store that
-// reports the CopyObject requests going through: when one was written to
-// the store, and when the store answered it. A copy goes on at the store
+// records the write conditions of each PUT and POST going through, and
+// reports the CopyObject requests: when one was written to the store, and
+// when the store answered it. A copy goes on at the store
 // however its sender ends: the tap keeps the store's request open when
 // s3cond's side goes away (SIGKILL), as versitygw itself copies on after
 // the s3cond that asked is gone (issue 24), so the test sees when the
@@ -22,6 +23,15 @@ import (
 type StoreTap struct {
 	URL    string
 	Copies testkit.Events[TappedCopy]
+	// Writes are the PUT and POST requests through the tap, as sent.
+	Writes testkit.Events[TappedWrite]
+}
+
+// TappedWrite is a PUT or POST through the tap and its write conditions.
+type TappedWrite struct {
+	Method, Path, RawQuery string
+	IfNoneMatch, IfMatch   string
+	Copy                   bool // a CopyObject (X-Amz-Copy-Source, no uploadId)
 }
 
 // TappedCopy is one event of a CopyObject through the tap: Sent once its
@@ -62,7 +72,12 @@ type tapTransport struct {
 }
 
 func (tt tapTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method != http.MethodPut || r.Header.Get("X-Amz-Copy-Source") == "" || r.URL.Query().Has("uploadId") {
+	isCopy := r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != "" && !r.URL.Query().Has("uploadId")
+	if r.Method == http.MethodPut || r.Method == http.MethodPost {
+		tt.tap.Writes.Add(TappedWrite{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery,
+			IfNoneMatch: r.Header.Get("If-None-Match"), IfMatch: r.Header.Get("If-Match"), Copy: isCopy})
+	}
+	if !isCopy {
 		return tt.next.RoundTrip(r)
 	}
 	path := r.URL.Path

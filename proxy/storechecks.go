@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"sort"
 
 	"github.com/s3cond/s3cond/precondition"
 )
@@ -38,4 +39,21 @@ func storeConditionHeader(c *call, cond writeCondition) http.Header {
 		return http.Header{precondition.HeaderIfMatch: {etags[0]}}
 	}
 	return nil
+}
+
+// Names lists the checks, as "PutObject If-None-Match", sorted, for logs.
+func (s StoreChecks) Names() []string {
+	var names []string
+	for op, on := range s.IfNoneMatch {
+		if on {
+			names = append(names, op.String()+" If-None-Match")
+		}
+	}
+	for op, on := range s.IfMatch {
+		if on {
+			names = append(names, op.String()+" If-Match")
+		}
+	}
+	sort.Strings(names)
+	return names
 }

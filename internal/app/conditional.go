@@ -98,6 +98,8 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 	ev.Msg("conditional writes: " + map[bool]string{true: "native", false: "lease"}[native])
 	if !native {
 		checks = storeChecks(rep.Capabilities)
+		log.Info().Str("backend", b.Name).Strs("store_checks", checks.Names()).
+			Msg("leased writes still send the store the conditions it checks right itself")
 	}
 	return native, checks, nil
 }
