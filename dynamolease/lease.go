@@ -75,6 +75,10 @@ func (l *Lease) Deadline() time.Time {
 	return l.acquired.Add(l.timeout)
 }
 
+// Timeout is the lease's length, as written on its row: Options.Timeout,
+// or the longer length AcquireSized gave it.
+func (l *Lease) Timeout() time.Duration { return l.timeout }
+
 // Remaining is the time left until Deadline (negative once past it).
 func (l *Lease) Remaining() time.Duration { return time.Until(l.Deadline()) }
 
@@ -232,7 +236,7 @@ func (l *Lease) record(generation uint64, released bool) Record {
 		ETag:       l.key.etag,
 		Generation: generation,
 		Timeout:    l.timeout,
-		TTL:        time.Now().Add(l.c.opts.TTL),
+		TTL:        time.Now().Add(l.c.opts.rowTTL(l.timeout)),
 		Owner:      l.owner,
 		Released:   released,
 	}

@@ -45,6 +45,9 @@ type Backend struct {
 	// NativeConditional forwards If-Match / If-None-Match writes as they are
 	// and takes no lease: the store enforces them itself.
 	NativeConditional bool
+	// StoreChecks are the conditions a leased write still sends the store,
+	// which evaluates them right itself (storechecks.go). Zero: none.
+	StoreChecks StoreChecks
 	// KeyPolicy says which object keys may reach this store (keypolicy.go);
 	// the zero value is KeyPolicyStrict.
 	KeyPolicy KeyPolicy

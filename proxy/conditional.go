@@ -77,6 +77,10 @@ func (p *Proxy) serveConditional(c *call) bool {
 // (guardedWrite), and the lease is released only after the backend's answer.
 func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	ctx := c.r.Context()
+	if err := p.sizeLease(c); err != nil {
+		p.fail(c, err)
+		return
+	}
 	// The lease is sought while the state is read where its ETag is known
 	// without it (earlyLease).
 	readAt := time.Now()
@@ -138,6 +142,7 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 		}
 		spec.gate = g.reach
 	}
+	spec.storeCondition = storeConditionHeader(c, conds)
 	spec.ctx = g.ctx
 	spec.framed = framesConditionalBody(c, spec)
 	spec.heldThroughout = g.heldThroughout
@@ -181,10 +186,10 @@ func (p *Proxy) acquireGuarded(c *call, g *guardedWrite, conds writeCondition, k
 	return g.hold(lease)
 }
 
-// ensureHalfLease renews l unless at least half of the lease timeout
-// remains (SPEC §3 step 5).
+// ensureHalfLease renews l unless at least half of its length remains
+// (SPEC §3 step 5).
 func (p *Proxy) ensureHalfLease(ctx context.Context, l *dynamolease.Lease) error {
-	if l.Remaining() >= p.leaseTimeout/2 {
+	if l.Remaining() >= l.Timeout()/2 {
 		return nil
 	}
 	if err := l.Renew(ctx); err != nil {
@@ -193,7 +198,7 @@ func (p *Proxy) ensureHalfLease(ctx context.Context, l *dynamolease.Lease) error
 		}
 		return s3err.Wrap(s3err.ServiceUnavailable, err)
 	}
-	if l.Remaining() < p.leaseTimeout/2 {
+	if l.Remaining() < l.Timeout()/2 {
 		// The renewal itself took more than half the lease: the table is
 		// too slow for the final action to be safe.
 		return s3err.Newf(s3err.ServiceUnavailable, "The lease store is too slow to keep the lease on this key; retry.")
@@ -259,7 +264,7 @@ func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds write
 			return nil, err
 		}
 		etag := conds.LeaseETag(state)
-		lease, err := p.leases.AcquireAfterRead(ctx, c.backend.leasePath(t), etag, readAt, p.leaseCheck(c, t, conds, etag))
+		lease, err := p.leases.AcquireSized(ctx, c.backend.leasePath(t), etag, readAt, c.leaseLength, p.leaseCheck(c, t, conds, etag))
 		switch {
 		case err == nil:
 			return lease, nil

@@ -52,8 +52,11 @@ type Proxy struct {
 	leases         *dynamolease.Committer
 	// leaseTimeout is the lease store's timeout, for the half-lease rule.
 	leaseTimeout time.Duration
-	domain       string
-	log          zerolog.Logger
+	// minStoreThroughput is the rate (bytes/s) the store is assumed to
+	// copy at least, for sizing leases (leasesize.go).
+	minStoreThroughput float64
+	domain             string
+	log                zerolog.Logger
 	// serializeAllWrites reports whether a client bucket is in strict mode.
 	serializeAllWrites func(bucket string) bool
 	// newRequestID makes the x-amz-request-id of each response.
@@ -91,6 +94,11 @@ type Options struct {
 	// LeaseTimeout is the lease timeout Leases uses (SPEC §3: final bytes
 	// are sent only while half of it remains). Default 20 s.
 	LeaseTimeout time.Duration
+	// MinStoreThroughput is the rate, in bytes per second, at which the
+	// store is assumed to copy at least: a leased CopyObject or
+	// CompleteMultipartUpload holds its lease for LeaseTimeout plus its
+	// bytes at this rate (leasesize.go). Default DefaultMinStoreThroughput.
+	MinStoreThroughput float64
 	// Domain enables virtual-hosted-style requests (<bucket>.<Domain>).
 	Domain string
 	Log    zerolog.Logger
@@ -142,6 +150,10 @@ func New(o Options) *Proxy {
 	if p.leaseTimeout == 0 {
 		p.leaseTimeout = 20 * time.Second
 	}
+	p.minStoreThroughput = o.MinStoreThroughput
+	if p.minStoreThroughput <= 0 {
+		p.minStoreThroughput = DefaultMinStoreThroughput
+	}
 	if p.newRequestID == nil {
 		p.newRequestID = randomRequestID
 	}
@@ -190,6 +202,9 @@ type call struct {
 	// completeBody is the part list of a CompleteMultipartUpload as s3cond
 	// rewrote it from the checked parts (completebody.go).
 	completeBody []byte
+	// leaseLength is the length of the lease a leased write takes, sized to
+	// its store work (leasesize.go); zero: lease.timeout.
+	leaseLength time.Duration
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {

@@ -98,12 +98,15 @@ type fixtureOptions struct {
 	bodyIdleTimeout time.Duration
 	// writeIdleTimeout is server.response_write_idle_timeout (default 60 s).
 	writeIdleTimeout time.Duration
+	// storeChecks are the conditions leased writes still send the store.
+	storeChecks StoreChecks
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
 	backend, server := fakeBackendWith(t, "default", o.backendHook)
 	backend.NativeConditional = o.native
+	backend.StoreChecks = o.storeChecks
 	backend.ForwardPayloadHash = o.forwardPayloadHash
 	backend.FramedConditionalBodies = o.framedBodies
 	backend.KeyPolicy = o.keyPolicy

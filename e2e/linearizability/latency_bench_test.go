@@ -48,6 +48,8 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 			b.Run("create", f.each(f.create))
 			b.Run("cas-chain", f.each(f.casChain()))
 			b.Run("lose-412", f.each(f.lose))
+			b.Run("copy-create", f.each(f.copyCreate))
+			b.Run("complete-create", f.each(f.completeCreate))
 			b.Run("deleteobjects-1000", f.each(f.deleteObjects))
 			b.Run("hot-cas-8", f.hotKey)
 		})

@@ -120,6 +120,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		BucketBackends:     bucketBackends,
 		Leases:             committer,
 		LeaseTimeout:       cfg.Lease.Timeout,
+		MinStoreThroughput: cfg.Lease.MinStoreMiBPerSecond * (1 << 20),
 		SerializeAllWrites: cfg.Lease.SerializesAllWrites,
 		Domain:             cfg.Server.Domain,
 		Log:                log,
@@ -177,7 +178,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if key == "backend" {
 		a.BackendEndpoint = endpoint
 	}
-	native, err := a.conditionalMode(ctx, b, key, creds, log)
+	native, storeChecks, err := a.conditionalMode(ctx, b, key, creds, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,6 +197,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		ForwardChecksums:        b.Checksums == config.ChecksumsForward,
 		ForwardPayloadHash:      b.PayloadHash == config.PayloadHashForward,
 		NativeConditional:       native,
+		StoreChecks:             storeChecks,
 		FramedConditionalBodies: b.ConditionalBodyFraming == config.BodyFramingAWSChunked,
 		KeyPolicy:               keyPolicy,
 		Identity:                backendIdentity(ctx, creds, log),
