@@ -24,7 +24,7 @@ func (c *Committer) AcquireSized(ctx context.Context, path, etag string, readAt 
 // MaxSizedTimeout is the longest lease AcquireSized writes: the longest
 // timeout a reader believes a row carries (a longer one reads as unusable,
 // and is then held only for the reader's own timeout × skew).
-const MaxSizedTimeout = maxRowTimeout
+const MaxSizedTimeout = 24 * time.Hour
 
 // rowTTL is how long the table keeps a row written with this lease length:
 // Options.TTL, or longer when the lease's takeover wait would outlast it (a

@@ -23,7 +23,7 @@ import (
 
 // maxRowTimeout is the longest lease timeout a row is believed to carry. A
 // longer one (far beyond any write s3cond guards) is read as unreadable.
-const maxRowTimeout = 24 * time.Hour
+const maxRowTimeout = dynamolease.MaxSizedTimeout
 
 // Generations at or above MaxGeneration are not believed: a takeover
 // writes generation+1, which must stay far from overflowing.
