@@ -3,6 +3,12 @@
 // in a table that every proxy shares, and, with the arrow-rs key format,
 // Apache arrow-rs object_store clients of one bucket too.
 //
+// The package is the protocol alone, over the Table interface, with an
+// in-memory table: it depends on no store's client. Each store is a package
+// beneath it (dynamostore, boltstore, etcdstore), and internal/app chooses
+// one. A store's failures reach the caller as the protocol's errors
+// (refusal.go).
+//
 // # Record schema
 //
 // One row per (path, etag), the schema of arrow-rs's DynamoDB commit table:

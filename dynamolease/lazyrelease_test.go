@@ -18,12 +18,21 @@ type lazyRecordingTable struct {
 }
 
 func (r *lazyRecordingTable) Replace(ctx context.Context, rec Record, seen uint64) (*Record, error) {
+	r.record(rec, false)
+	return r.Table.Replace(ctx, rec, seen)
+}
+
+func (r *lazyRecordingTable) ReplaceLazily(ctx context.Context, rec Record, seen uint64) (*Record, error) {
+	r.record(rec, true)
+	return r.Table.Replace(ctx, rec, seen)
+}
+
+func (r *lazyRecordingTable) record(rec Record, lazy bool) {
 	if rec.Released {
 		r.mu.Lock()
-		r.lazy = append(r.lazy, isLazyWrite(ctx))
+		r.lazy = append(r.lazy, lazy)
 		r.mu.Unlock()
 	}
-	return r.Table.Replace(ctx, rec, seen)
 }
 
 func (r *lazyRecordingTable) lastRelease(t *testing.T) bool {
@@ -56,7 +65,7 @@ func TestOnlyAnUnawaitedUncontendedReleaseIsLazy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lease.Release(NotAwaited(ctx)); err != nil {
+	if err := lease.ReleaseNotAwaited(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if !table.lastRelease(t) {
@@ -82,7 +91,7 @@ func TestOnlyAnUnawaitedUncontendedReleaseIsLazy(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if err := lease.Release(NotAwaited(ctx)); err != nil {
+	if err := lease.ReleaseNotAwaited(ctx); err != nil {
 		t.Fatal(err)
 	}
 	table.mu.Lock()

@@ -75,6 +75,10 @@ func (l *Lease) Deadline() time.Time {
 	return l.acquired.Add(l.timeout)
 }
 
+// Timeout is the lease's length, as written on its row: Options.Timeout,
+// or the longer length AcquireSized gave it.
+func (l *Lease) Timeout() time.Duration { return l.timeout }
+
 // Remaining is the time left until Deadline (negative once past it).
 func (l *Lease) Remaining() time.Duration { return time.Until(l.Deadline()) }
 
@@ -126,28 +130,21 @@ func (l *Lease) Renew(ctx context.Context) error {
 	return l.c.storeError(ctx, "renew", err)
 }
 
-// NotAwaited marks the context of a Release whose caller does not wait on
-// it to go on (it runs it on a goroutine of its own, after its write has
-// ended and its answer has gone). Unless another goroutine of this process
-// is waiting for the row, the release may then wait briefly to share the
-// embedded table's next commit (see lazyCommitDelay); other tables ignore it.
-func NotAwaited(ctx context.Context) context.Context {
-	return context.WithValue(ctx, notAwaitedKey{}, true)
-}
-
-type notAwaitedKey struct{}
-
-func releaseNotAwaited(ctx context.Context) bool {
-	v, _ := ctx.Value(notAwaitedKey{}).(bool)
-	return v
-}
-
 // Release marks the row released, conditional on it still having this
 // lease's generation; it never deletes the row. It lets local waiters go on
 // in every case. A lost lease returns an error wrapping ErrLeaseLost; a table
 // failure returns a *StoreError, and the row then expires on its own.
 // Releasing twice is a no-op.
-func (l *Lease) Release(ctx context.Context) error {
+func (l *Lease) Release(ctx context.Context) error { return l.release(ctx, false) }
+
+// ReleaseNotAwaited is Release for a caller that does not wait on it to go
+// on (it runs it on a goroutine of its own, after its write has ended and
+// its answer has gone). Unless another goroutine of this process is waiting
+// for the row, the release may then wait briefly to share the table's next
+// commit (LazyReplacer); tables without that ignore it.
+func (l *Lease) ReleaseNotAwaited(ctx context.Context) error { return l.release(ctx, true) }
+
+func (l *Lease) release(ctx context.Context, notAwaited bool) error {
 	l.opMu.Lock()
 	defer l.opMu.Unlock()
 	if l.released {
@@ -163,12 +160,15 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	mine := l.Generation()
 	r := l.record(mine, true)
-	if releaseNotAwaited(ctx) && !l.c.local.contended(l.state) {
+	replace := l.c.table.Replace
+	if notAwaited && !l.c.local.contended(l.state) {
 		// Neither the caller nor another goroutine here waits for this
 		// write: the table may take its time.
-		ctx = withLazyWrite(ctx)
+		replace = func(ctx context.Context, r Record, seen uint64) (*Record, error) {
+			return ReplaceLazily(ctx, l.c.table, r, seen)
+		}
 	}
-	current, err := l.c.table.Replace(ctx, r, mine)
+	current, err := replace(ctx, r, mine)
 	if err == nil || wroteIt(current, r) {
 		return nil
 	}
@@ -236,7 +236,7 @@ func (l *Lease) record(generation uint64, released bool) Record {
 		ETag:       l.key.etag,
 		Generation: generation,
 		Timeout:    l.timeout,
-		TTL:        time.Now().Add(l.c.opts.TTL),
+		TTL:        time.Now().Add(l.c.opts.rowTTL(l.timeout)),
 		Owner:      l.owner,
 		Released:   released,
 	}

@@ -28,7 +28,7 @@ func (m *MemTable) Create(ctx context.Context, r Record) (*Record, error) {
 	if existing, ok := m.rows[k]; ok {
 		return &existing, ErrConditionFailed
 	}
-	m.rows[k] = normalise(r)
+	m.rows[k] = Normalise(r)
 	return nil, nil
 }
 
@@ -47,7 +47,7 @@ func (m *MemTable) Replace(ctx context.Context, r Record, seen uint64) (*Record,
 	if current.Generation != seen {
 		return &current, ErrConditionFailed
 	}
-	m.rows[k] = normalise(r)
+	m.rows[k] = Normalise(r)
 	return nil, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"time"
 )
@@ -91,6 +92,9 @@ const processTokenBytes = 16
 // (per process start): the part of every owner it writes that no other
 // process, and no earlier or later run of this one, has.
 func processToken() string {
+	if unsafeOwnerWithoutToken {
+		return ""
+	}
 	b := make([]byte, processTokenBytes)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
 	return hex.EncodeToString(b)
@@ -105,4 +109,21 @@ func (o Options) staleAfter(rowTimeout time.Duration) time.Duration {
 		rowTimeout = o.Timeout
 	}
 	return scaleDuration(rowTimeout, o.MaxClockSkewRate)
+}
+
+// TakeoverWait is how long a waiter watches an unreleased row of this
+// process's lease timeout before it takes the row over: Timeout ×
+// MaxClockSkewRate, defaults filled in. A store that lost its rows waits as
+// long before it grants leases again.
+func (o Options) TakeoverWait() time.Duration {
+	return o.withDefaults().staleAfter(0)
+}
+
+// scaleDuration is d × rate, saturating instead of overflowing.
+func scaleDuration(d time.Duration, rate float64) time.Duration {
+	product := float64(d) * rate
+	if product >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(product)
 }

@@ -16,7 +16,7 @@ type Record struct {
 	Owner      string
 	Released   bool
 	// Unreadable says what was wrong with the stored row when some of it
-	// could not be read as written (rowdecode.go); empty for a sound row.
+	// could not be read as written (internal/rowcodec); empty for a sound row.
 	// Such a row reads as held, with the reader's own lease timeout.
 	Unreadable string
 }
@@ -48,7 +48,7 @@ var ErrWaitBudgetExceeded = errors.New("dynamolease: another conditional write o
 var ErrLeaseLost = errors.New("dynamolease: lease lost")
 
 // StoreError means the lease table itself failed (unreachable, throttled,
-// malformed row); the proxy answers 503.
+// malformed row); the proxy answers 503, or what a Refusal inside it says.
 type StoreError struct {
 	Op  string // "create", "replace" (takeover), "get", "renew", "release"
 	Err error
@@ -57,9 +57,10 @@ type StoreError struct {
 func (e *StoreError) Error() string { return fmt.Sprintf("lease table %s: %v", e.Op, e.Err) }
 func (e *StoreError) Unwrap() error { return e.Err }
 
-// normalise rounds r to what a DynamoDB row can carry (milliseconds of
-// timeout, seconds of TTL), so every Table returns the same values.
-func normalise(r Record) Record {
+// Normalise rounds r to what a DynamoDB row can carry (milliseconds of
+// timeout, seconds of TTL), so every Table returns the same values: each
+// stores its rows normalised.
+func Normalise(r Record) Record {
 	r.Timeout = r.Timeout.Truncate(time.Millisecond)
 	if !r.TTL.IsZero() {
 		r.TTL = time.Unix(r.TTL.Unix(), 0)

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -11,8 +9,9 @@ import (
 	"hash/crc32"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // ChunkedUpload builds a signed aws-chunked PUT body
@@ -77,20 +76,15 @@ func (u *ChunkedUpload) Request(endpoint, path string, cred Credentials, signTim
 }
 
 func (u *ChunkedUpload) encode(seedSig []byte, signTime time.Time, cred Credentials) []byte {
-	amzDate := signTime.UTC().Format("20060102T150405Z")
-	day := signTime.UTC().Format("20060102")
-	scope := day + "/" + Region + "/s3/aws4_request"
-	key := signingKey(cred.Secret, day)
-	prev := hex.EncodeToString(seedSig)
+	signer := testkit.NewChunkSigner(testkit.SigningKey(cred.Secret, signTime, Region), signTime,
+		testkit.Scope(signTime, Region), hex.EncodeToString(seedSig))
 
 	var out bytes.Buffer
 	chunks := splitChunks(u.Data, u.ChunkSize)
 	chunks = append(chunks, nil) // the final, empty chunk
 	offset := 0
 	for i, chunk := range chunks {
-		sum := sha256.Sum256(chunk)
-		sig := hmacHex(key, strings.Join([]string{"AWS4-HMAC-SHA256-PAYLOAD", amzDate, scope, prev, emptySHA256, hex.EncodeToString(sum[:])}, "\n"))
-		prev = sig
+		sig := signer.SignChunk(chunk)
 		sent := chunk
 		if u.FlipDataByte >= offset && u.FlipDataByte < offset+len(chunk) {
 			sent = bytes.Clone(chunk)
@@ -117,8 +111,7 @@ func (u *ChunkedUpload) encode(seedSig []byte, signTime time.Time, cred Credenti
 	var raw [4]byte
 	binary.BigEndian.PutUint32(raw[:], checksum)
 	trailerLine := "x-amz-checksum-crc32:" + base64.StdEncoding.EncodeToString(raw[:])
-	trailerHash := sha256.Sum256([]byte(trailerLine + "\n"))
-	trailerSig := hmacHex(key, strings.Join([]string{"AWS4-HMAC-SHA256-TRAILER", amzDate, scope, prev, hex.EncodeToString(trailerHash[:])}, "\n"))
+	trailerSig := signer.SignTrailer(trailerLine + "\n")
 	if u.FlipTrailerSig {
 		trailerSig = flipHex(trailerSig)
 	}
@@ -136,21 +129,6 @@ func splitChunks(data []byte, size int) [][]byte {
 	}
 	return chunks
 }
-
-func signingKey(secret, day string) []byte {
-	k := hmacSum([]byte("AWS4"+secret), day)
-	k = hmacSum(k, Region)
-	k = hmacSum(k, "s3")
-	return hmacSum(k, "aws4_request")
-}
-
-func hmacSum(key []byte, msg string) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(msg))
-	return m.Sum(nil)
-}
-
-func hmacHex(key []byte, msg string) string { return hex.EncodeToString(hmacSum(key, msg)) }
 
 // flipHex changes the first hex digit, keeping the string well-formed.
 func flipHex(s string) string {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -62,17 +64,14 @@ func TestClientHangUpMidBodyIsCountedAs499(t *testing.T) {
 // and returns the last scrape.
 func waitForMetricLine(t *testing.T, url, line string) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		text := scrape(t, url)
-		if strings.Contains(text, line+"\n") {
-			return text
+	var text string
+	testkit.Within(t, 10*time.Second, "the metric line "+line, func(context.Context) error {
+		if text = scrape(t, url); !strings.Contains(text, line+"\n") {
+			return fmt.Errorf("not in the metrics:\n%s", text)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q in the metrics:\n%s", line, text)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
+	return text
 }
 
 func scrape(t *testing.T, url string) string {

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -74,11 +75,21 @@ func TestEtcdCASCounterWithProcessKilled(t *testing.T) {
 		}()
 	}
 	// Kill process 2 (workers 2 and 5 use it) while the counter climbs.
-	for tally.successes() < killAt && ctx.Err() == nil {
-		time.Sleep(10 * time.Millisecond)
-	}
+	succeeded := 0
+	tally.outcomes.WaitForContext(ctx, t, fmt.Sprint(killAt, " successful increments"), func(o casOutcome) bool {
+		if o == casSucceeded {
+			succeeded++
+		}
+		return succeeded >= killAt
+	})
+	before := len(tally.outcomes.All())
 	e.Proxies[2].Process.Kill()
-	time.Sleep(500 * time.Millisecond)
+	// Down until the traffic has met it, so the kill is what is tested.
+	seen := 0
+	tally.outcomes.WaitForContext(ctx, t, "a request through the killed process", func(o casOutcome) bool {
+		seen++
+		return seen > before && (o == casUnknown || o == casNoAnswer)
+	})
 	e.Proxies[2].Restart(t)
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -99,7 +110,19 @@ type casTally struct {
 	unknown   int
 	conflicts int
 	failedGet int // reads that got no answer: the killed process
+
+	outcomes testkit.Events[casOutcome] // each as it happens, for the test to wait on
 }
+
+// casOutcome is how one increment ended.
+type casOutcome string
+
+const (
+	casSucceeded casOutcome = "succeeded"
+	casConflict  casOutcome = "conflict"
+	casUnknown   casOutcome = "unknown"   // the write's answer was lost or refused
+	casNoAnswer  casOutcome = "no answer" // the read got none
+)
 
 func (c *casTally) successes() int {
 	c.mu.Lock()
@@ -121,6 +144,7 @@ func (c *casTally) increment(ctx context.Context, t *testing.T, worker int, clie
 		c.mu.Lock()
 		c.failedGet++
 		c.mu.Unlock()
+		c.outcomes.Add(casNoAnswer)
 		time.Sleep(50 * time.Millisecond) // its process is down: try again
 		return
 	}
@@ -147,10 +171,13 @@ func (c *casTally) increment(ctx context.Context, t *testing.T, worker int, clie
 			c.succeeded = map[int]int{}
 		}
 		c.succeeded[n+1] = worker
+		c.outcomes.Add(casSucceeded)
 	case status == 412 || status == 409:
 		c.conflicts++
+		c.outcomes.Add(casConflict)
 	case status == 0 || status >= 500:
 		c.unknown++ // the answer was lost (the process died) or refused (503)
+		c.outcomes.Add(casUnknown)
 		time.Sleep(50 * time.Millisecond)
 	default:
 		t.Errorf("worker %d write: %v", worker, err)

@@ -3,13 +3,14 @@ package e2e
 import (
 	"context"
 	"slices"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // DeleteObjects' per-key <Size> and <LastModifiedTime> hold like
@@ -46,15 +47,7 @@ func TestFidelityDeleteObjectsSizeAndTime(t *testing.T) {
 	if err != nil {
 		t.Fatalf("DeleteObjects: %v", err)
 	}
-	failed := map[string]string{}
-	for _, er := range out.Errors {
-		failed[aws.ToString(er.Key)] = aws.ToString(er.Code)
-	}
-	var deleted []string
-	for _, d := range out.Deleted {
-		deleted = append(deleted, aws.ToString(d.Key))
-	}
-	sort.Strings(deleted)
+	failed, deleted := testkit.DeleteOutcome(out)
 	if len(failed) != 2 || failed["size-wrong"] != "PreconditionFailed" || failed["time-wrong"] != "PreconditionFailed" {
 		t.Errorf("errors %v, want PreconditionFailed for size-wrong and time-wrong", failed)
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // outliveCopySize makes a CopyObject that takes versitygw (posix) about a
@@ -157,15 +160,15 @@ func requireCreateRefused(t *testing.T, e *Env, bucket, key string, wantSize int
 		t.Errorf("second create: %v, want PreconditionFailed or ConditionalRequestConflict", err)
 	}
 	// The abandoned write lands, and nothing was acknowledged that it then overwrote.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	// The store finishes it on its own time: ask it.
+	testkit.Within(t, 60*time.Second, "the key to hold the abandoned write", func(ctx context.Context) error {
 		head, err := e.BackendClient().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-		if err == nil && aws.ToInt64(head.ContentLength) == wantSize {
-			return
+		if err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the key never held the abandoned write (last HEAD: %v)", err)
+		if got := aws.ToInt64(head.ContentLength); got != wantSize {
+			return fmt.Errorf("it holds %d bytes, want %d", got, wantSize)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 }

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // promAPI is a client of the Prometheus HTTP API (/api/v1).
@@ -109,13 +113,12 @@ func (p promAPI) firing(t *testing.T, alert string) bool {
 // own schedule; there is no event to wait for) until it holds.
 func waitUntil(t *testing.T, what string, within time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s", within, what)
+	testkit.Within(t, within, what, func(context.Context) error {
+		if !cond() {
+			return errors.New("not yet")
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // seriesNames are the s3cond metric and recording-rule names a PromQL

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // Payload hash values of SigV4's payload modes.
@@ -103,10 +103,8 @@ func (r *RawResponse) RequireError(t testing.TB, status int, code string) S3Erro
 // payloadHash as x-amz-content-sha256, and returns the seed signature (what
 // aws-chunked chunk signatures chain from).
 func SignRequest(r *http.Request, cred Credentials, payloadHash string, signTime time.Time) (string, error) {
-	r.Header.Set("X-Amz-Content-Sha256", payloadHash)
-	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
 	creds := aws.Credentials{AccessKeyID: cred.AccessKey, SecretAccessKey: cred.Secret}
-	if err := signer.SignHTTP(context.Background(), creds, r, payloadHash, "s3", Region, signTime); err != nil {
+	if err := testkit.SignAt(r, creds, payloadHash, Region, signTime); err != nil {
 		return "", fmt.Errorf("sign request: %w", err)
 	}
 	auth := r.Header.Get("Authorization")
@@ -127,9 +125,8 @@ func PresignURL(endpoint, method, path string, cred Credentials, signTime time.T
 	q := r.URL.Query()
 	q.Set("X-Amz-Expires", fmt.Sprint(int(expires.Seconds())))
 	r.URL.RawQuery = q.Encode()
-	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
 	creds := aws.Credentials{AccessKeyID: cred.AccessKey, SecretAccessKey: cred.Secret}
-	signed, _, err := signer.PresignHTTP(context.Background(), creds, r, UnsignedPayload, "s3", Region, signTime)
+	signed, _, err := testkit.S3Signer().PresignHTTP(context.Background(), creds, r, UnsignedPayload, "s3", Region, signTime)
 	if err != nil {
 		return "", fmt.Errorf("presign: %w", err)
 	}

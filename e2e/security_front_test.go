@@ -12,6 +12,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -118,10 +119,7 @@ func presignWithHeader(t *testing.T, rawURL string, cred Credentials, name, valu
 		t.Fatal(err)
 	}
 	r.Header.Set(name, value)
-	signer := v4.NewSigner(func(o *v4.SignerOptions) {
-		o.DisableURIPathEscaping = true
-		o.DisableHeaderHoisting = true
-	})
+	signer := testkit.S3Signer(func(o *v4.SignerOptions) { o.DisableHeaderHoisting = true })
 	signed, headers, err := signer.PresignHTTP(t.Context(), aws.Credentials{AccessKeyID: cred.AccessKey, SecretAccessKey: cred.Secret},
 		r, UnsignedPayload, "s3", Region, time.Now())
 	if err != nil {

@@ -1,98 +1,11 @@
 package proxy
 
 import (
-	"bytes"
 	"encoding/xml"
-	"errors"
-	"fmt"
-	"io"
 	"strings"
+
+	"github.com/s3cond/s3cond/internal/s3xml"
 )
-
-// flatDocument is an S3 document of one level, such as <Error> or
-// <CompleteMultipartUploadResult>: a root and its text-only children, in
-// order. Children with elements of their own are not kept.
-type flatDocument struct {
-	root   xml.Name
-	fields []docField
-}
-
-type docField struct{ name, value string }
-
-// get returns the first child named name, or "".
-func (d flatDocument) get(name string) string {
-	for _, f := range d.fields {
-		if f.name == name {
-			return f.value
-		}
-	}
-	return ""
-}
-
-// parseFlatDocument reads body as a flat XML document.
-func parseFlatDocument(body []byte) (flatDocument, error) {
-	dec := xml.NewDecoder(bytes.NewReader(body))
-	var doc flatDocument
-	depth := 0
-	var text strings.Builder
-	nested := false
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			if doc.root.Local == "" || depth != 0 {
-				return flatDocument{}, fmt.Errorf("parse backend document: no complete root element")
-			}
-			return doc, nil
-		}
-		if err != nil {
-			return flatDocument{}, fmt.Errorf("parse backend document: %w", err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			depth++
-			switch {
-			case depth == 1 && doc.root.Local != "":
-				return flatDocument{}, fmt.Errorf("parse backend document: more than one root element")
-			case depth == 1:
-				doc.root = t.Name
-			case depth == 2:
-				text.Reset()
-				nested = false
-			default:
-				nested = true
-			}
-		case xml.CharData:
-			if depth == 2 {
-				text.Write(t)
-			}
-		case xml.EndElement:
-			if depth == 2 && !nested {
-				doc.fields = append(doc.fields, docField{name: t.Name.Local, value: text.String()})
-			}
-			depth--
-		}
-	}
-}
-
-// render writes the document back as XML, the root's namespace kept.
-func (d flatDocument) render() []byte {
-	var b bytes.Buffer
-	b.WriteString(xml.Header)
-	b.WriteString("<" + d.root.Local)
-	if d.root.Space != "" {
-		b.WriteString(` xmlns="`)
-		_ = xml.EscapeText(&b, []byte(d.root.Space))
-		b.WriteString(`"`)
-	}
-	b.WriteString(">")
-	for _, f := range d.fields {
-		b.WriteString("<" + f.name + ">")
-		_ = xml.EscapeText(&b, []byte(f.value))
-		b.WriteString("</" + f.name + ">")
-	}
-	b.WriteString("</" + d.root.Local + ">")
-	return b.Bytes()
-}
 
 // errorElements are the children of a backend <Error> a client may see,
 // besides Code, Message, Resource, RequestId and the bucket names, which
@@ -153,46 +66,46 @@ func (v clientView) scrub(text string) string {
 }
 
 // errorDocument is the backend's <Error> as the client sees it.
-func (v clientView) errorDocument(doc flatDocument) flatDocument {
-	out := flatDocument{root: xml.Name{Local: "Error"}}
+func (v clientView) errorDocument(doc s3xml.FlatDocument) s3xml.FlatDocument {
+	out := s3xml.FlatDocument{Root: xml.Name{Local: "Error"}}
 	hasID := false
-	for _, f := range doc.fields {
-		switch f.name {
+	for _, f := range doc.Fields {
+		switch f.Name {
 		case "Code", "Message":
-			out.fields = append(out.fields, docField{f.name, v.scrub(f.value)})
+			out.Fields = append(out.Fields, s3xml.Field{Name: f.Name, Value: v.scrub(f.Value)})
 		case "Resource":
-			out.fields = append(out.fields, docField{f.name, v.c.r.URL.Path})
+			out.Fields = append(out.Fields, s3xml.Field{Name: f.Name, Value: v.c.r.URL.Path})
 		case "RequestId":
-			out.fields = append(out.fields, docField{f.name, v.c.id})
+			out.Fields = append(out.Fields, s3xml.Field{Name: f.Name, Value: v.c.id})
 			hasID = true
 		case "BucketName", "Bucket":
-			out.fields = append(out.fields, docField{f.name, v.clientBucket(f.value)})
+			out.Fields = append(out.Fields, s3xml.Field{Name: f.Name, Value: v.clientBucket(f.Value)})
 		default:
-			if errorElements[f.name] {
-				out.fields = append(out.fields, docField{f.name, v.scrub(f.value)})
+			if errorElements[f.Name] {
+				out.Fields = append(out.Fields, s3xml.Field{Name: f.Name, Value: v.scrub(f.Value)})
 			}
 		}
 	}
 	if !hasID {
-		out.fields = append(out.fields, docField{"RequestId", v.c.id})
+		out.Fields = append(out.Fields, s3xml.Field{Name: "RequestId", Value: v.c.id})
 	}
 	return out
 }
 
 // completeResult is a CompleteMultipartUploadResult naming the object as
 // the client addressed it, not as s3cond addressed the backend.
-func (v clientView) completeResult(doc flatDocument) flatDocument {
-	out := flatDocument{root: doc.root}
-	for _, f := range doc.fields {
-		switch f.name {
+func (v clientView) completeResult(doc s3xml.FlatDocument) s3xml.FlatDocument {
+	out := s3xml.FlatDocument{Root: doc.Root}
+	for _, f := range doc.Fields {
+		switch f.Name {
 		case "Location":
-			f.value = v.clientURL()
+			f.Value = v.clientURL()
 		case "Bucket":
-			f.value = v.clientBucket(f.value)
+			f.Value = v.clientBucket(f.Value)
 		default:
-			f.value = v.scrub(f.value)
+			f.Value = v.scrub(f.Value)
 		}
-		out.fields = append(out.fields, f)
+		out.Fields = append(out.Fields, f)
 	}
 	return out
 }

@@ -8,13 +8,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
 
-// maxBackendDocument bounds the backend answers s3cond reads whole to
-// rewrite (error documents, CompleteMultipartUpload results). S3's are a
-// few hundred bytes; a larger one is not an S3 document s3cond can vouch for.
-const maxBackendDocument = 64 << 10
+// maxBackendDocument bounds the backend answers s3cond reads whole (s3xml's
+// bound for the documents it parses).
+const maxBackendDocument = s3xml.MaxBackendDocument
 
 // backendAuthFailures are the codes a backend gives when it refuses
 // s3cond's own signature or credentials. The client's signature was
@@ -74,7 +74,7 @@ func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
 		p.fail(c, backendError(err))
 		return
 	case len(body) > maxBackendDocument:
-		p.logBackendAnswer(c, resp, flatDocument{}, "backend document too large to rewrite")
+		p.logBackendAnswer(c, resp, s3xml.FlatDocument{}, "backend document too large to rewrite")
 		p.fail(c, s3err.Newf(s3err.BadGateway, "The backend storage answered with a document s3cond could not read."))
 		return
 	case len(body) == 0:
@@ -82,24 +82,24 @@ func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
 		c.w.WriteHeader(resp.StatusCode)
 		return
 	}
-	doc, err := parseFlatDocument(body)
+	doc, err := s3xml.ParseFlatDocument(body)
 	if err != nil && resp.StatusCode == http.StatusOK {
 		// A CompleteMultipartUpload result s3cond cannot parse: the object
 		// is complete, so the answer stays a success, scrubbed of the host.
 		p.writeDocument(c, resp, http.StatusOK, []byte(newClientView(c).scrub(string(body))))
 		return
 	}
-	if err != nil || (doc.root.Local != "Error" && resp.StatusCode >= 300) {
+	if err != nil || (doc.Root.Local != "Error" && resp.StatusCode >= 300) {
 		p.logBackendAnswer(c, resp, doc, "backend answered with a document that is not an S3 error")
 		p.relayUnreadable(c, resp)
 		return
 	}
 	view := newClientView(c)
-	if doc.root.Local != "Error" {
-		p.writeDocument(c, resp, resp.StatusCode, view.completeResult(doc).render())
+	if doc.Root.Local != "Error" {
+		p.writeDocument(c, resp, resp.StatusCode, view.completeResult(doc).Render())
 		return
 	}
-	code := doc.get("Code")
+	code := doc.Get("Code")
 	if backendAuthFailures[code] {
 		p.logBackendAnswer(c, resp, doc, "the backend refused s3cond's signature or credentials")
 		p.fail(c, s3err.New(s3err.InternalError))
@@ -110,7 +110,7 @@ func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
 		// the details (which key, which policy) are not.
 		p.logBackendAnswer(c, resp, doc, "the backend denied s3cond's request")
 		e := s3err.New(s3err.AccessDenied)
-		if msg := doc.get("Message"); harmlessDenials[msg] {
+		if msg := doc.Get("Message"); harmlessDenials[msg] {
 			e.Message = msg
 		}
 		c.info.set(func(i *requestInfo) { i.err = e })
@@ -118,7 +118,7 @@ func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
 		return
 	}
 	c.info.set(func(i *requestInfo) { i.err = &s3err.Error{Code: s3err.Code(code)} })
-	p.writeDocument(c, resp, resp.StatusCode, view.errorDocument(doc).render())
+	p.writeDocument(c, resp, resp.StatusCode, view.errorDocument(doc).Render())
 }
 
 // relayUnreadable answers for a backend error whose body is not an S3
@@ -139,14 +139,14 @@ func (p *Proxy) relayUnreadable(c *call, resp *http.Response) {
 	if code == "" {
 		code = "BackendError"
 	}
-	doc := flatDocument{root: xml.Name{Local: "Error"}, fields: []docField{
-		{"Code", code},
-		{"Message", fmt.Sprintf("The backend storage answered with status %d (%s).", resp.StatusCode, text)},
-		{"Resource", c.r.URL.Path},
-		{"RequestId", c.id},
+	doc := s3xml.FlatDocument{Root: xml.Name{Local: "Error"}, Fields: []s3xml.Field{
+		{Name: "Code", Value: code},
+		{Name: "Message", Value: fmt.Sprintf("The backend storage answered with status %d (%s).", resp.StatusCode, text)},
+		{Name: "Resource", Value: c.r.URL.Path},
+		{Name: "RequestId", Value: c.id},
 	}}
 	c.info.set(func(i *requestInfo) { i.err = &s3err.Error{Code: s3err.Code(code)} })
-	p.writeDocument(c, resp, resp.StatusCode, doc.render())
+	p.writeDocument(c, resp, resp.StatusCode, doc.Render())
 }
 
 // writeDocument sends the backend's status and headers with body, an XML
@@ -164,12 +164,12 @@ func (p *Proxy) writeDocument(c *call, resp *http.Response, status int, body []b
 // logBackendAnswer records what the backend said, which the client does
 // not see: its code, message and request ID. Never the body itself, which
 // may carry s3cond's backend canonical request and key ID.
-func (p *Proxy) logBackendAnswer(c *call, resp *http.Response, doc flatDocument, msg string) {
+func (p *Proxy) logBackendAnswer(c *call, resp *http.Response, doc s3xml.FlatDocument, msg string) {
 	p.log.Warn().Str("request_id", c.id).Str("backend", c.backend.Name).
 		Int("backend_status", resp.StatusCode).
-		Str("backend_code", doc.get("Code")).
-		Str("backend_message", newClientView(c).scrub(doc.get("Message"))).
-		Str("backend_request_id", firstNonEmpty(doc.get("RequestId"), resp.Header.Get("X-Amz-Request-Id"))).
+		Str("backend_code", doc.Get("Code")).
+		Str("backend_message", newClientView(c).scrub(doc.Get("Message"))).
+		Str("backend_request_id", firstNonEmpty(doc.Get("RequestId"), resp.Header.Get("X-Amz-Request-Id"))).
 		Msg(msg)
 }
 

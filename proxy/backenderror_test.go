@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,14 +11,13 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/internal/backendhttp"
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -78,11 +76,8 @@ func signWithTestKey(t testing.TB, req *http.Request, body []byte) {
 	t.Helper()
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])
-	req.Header.Set("X-Amz-Content-Sha256", hash)
 	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-	if err := s3Signer().SignHTTP(context.Background(), creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Sign(t, req, creds, hash)
 }
 
 // noRedirects shows a client the redirect itself.
@@ -264,11 +259,8 @@ func TestBackendFailingMidBodyAbortsTheResponse(t *testing.T) {
 	// net/http's transport (the backend's answer cut the same way).
 	for method, target := range map[string]string{http.MethodGet: "?list-type=2", http.MethodPost: "/k?uploads"} {
 		req, _ := http.NewRequest(method, proxyURL+"/"+bucketName+target, nil)
-		req.Header.Set("X-Amz-Content-Sha256", emptySHA256)
 		creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-		if err := s3Signer().SignHTTP(context.Background(), creds, req, emptySHA256, "s3", "us-east-1", time.Now()); err != nil {
-			t.Fatal(err)
-		}
+		testkit.Sign(t, req, creds, emptySHA256)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			continue // the abort came before the head: also not a clean answer
@@ -279,11 +271,6 @@ func TestBackendFailingMidBodyAbortsTheResponse(t *testing.T) {
 			t.Errorf("%s: the client read a clean end of a listing the backend cut off", method)
 		}
 	}
-}
-
-// s3Signer signs as S3 clients do: the escaped path as it is sent.
-func s3Signer() *v4.Signer {
-	return v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
 }
 
 func TestLocationHeaderNamesTheClientBucketAndHost(t *testing.T) {

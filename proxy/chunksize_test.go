@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"net/http"
 	"strconv"
 	"testing"
@@ -9,21 +8,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-)
 
-// unsignedChunkedBody frames chunks of the given sizes as an aws-chunked
-// STREAMING-UNSIGNED-PAYLOAD-TRAILER body without a trailer.
-func unsignedChunkedBody(sizes ...int) (body []byte, decoded int) {
-	var b bytes.Buffer
-	for _, size := range sizes {
-		b.WriteString(strconv.FormatInt(int64(size), 16) + "\r\n")
-		b.Write(bytes.Repeat([]byte{'c'}, size))
-		b.WriteString("\r\n")
-		decoded += size
-	}
-	b.WriteString("0\r\n\r\n")
-	return b.Bytes(), decoded
-}
+	"github.com/s3cond/s3cond/internal/testkit"
+)
 
 // A conditional aws-chunked upload with a chunk under 8 KiB before its last
 // gets S3's 400 InvalidChunkSizeError: nothing is stored, and its lease is
@@ -31,7 +18,7 @@ func unsignedChunkedBody(sizes ...int) (body []byte, decoded int) {
 func TestSmallChunkRefusedAndLeaseReleased(t *testing.T) {
 	f := newFixture(t, false)
 	host := wireHost(f.proxyURL)
-	body, decoded := unsignedChunkedBody(10_000, 100, 9_000)
+	body, decoded := testkit.UnsignedChunks(10_000, 100, 9_000)
 	r := &wireRequest{method: http.MethodPut, target: "/" + bucketName + "/small-chunks", body: body}
 	r.add("Content-Length", strconv.Itoa(len(body)))
 	r.add("Content-Encoding", "aws-chunked")

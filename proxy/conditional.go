@@ -77,6 +77,10 @@ func (p *Proxy) serveConditional(c *call) bool {
 // (guardedWrite), and the lease is released only after the backend's answer.
 func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	ctx := c.r.Context()
+	if err := p.sizeLease(c); err != nil {
+		p.fail(c, err)
+		return
+	}
 	// The lease is sought while the state is read where its ETag is known
 	// without it (earlyLease).
 	readAt := time.Now()
@@ -138,6 +142,7 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 		}
 		spec.gate = g.reach
 	}
+	spec.storeCondition = storeConditionHeader(c, conds)
 	spec.ctx = g.ctx
 	spec.framed = framesConditionalBody(c, spec)
 	spec.heldThroughout = g.heldThroughout
@@ -181,10 +186,10 @@ func (p *Proxy) acquireGuarded(c *call, g *guardedWrite, conds writeCondition, k
 	return g.hold(lease)
 }
 
-// ensureHalfLease renews l unless at least half of the lease timeout
-// remains (SPEC §3 step 5).
+// ensureHalfLease renews l unless at least half of its length remains
+// (SPEC §3 step 5).
 func (p *Proxy) ensureHalfLease(ctx context.Context, l *dynamolease.Lease) error {
-	if l.Remaining() >= p.leaseTimeout/2 {
+	if l.Remaining() >= l.Timeout()/2 {
 		return nil
 	}
 	if err := l.Renew(ctx); err != nil {
@@ -193,7 +198,7 @@ func (p *Proxy) ensureHalfLease(ctx context.Context, l *dynamolease.Lease) error
 		}
 		return s3err.Wrap(s3err.ServiceUnavailable, err)
 	}
-	if l.Remaining() < p.leaseTimeout/2 {
+	if l.Remaining() < l.Timeout()/2 {
 		// The renewal itself took more than half the lease: the table is
 		// too slow for the final action to be safe.
 		return s3err.Newf(s3err.ServiceUnavailable, "The lease store is too slow to keep the lease on this key; retry.")
@@ -204,9 +209,19 @@ func (p *Proxy) ensureHalfLease(ctx context.Context, l *dynamolease.Lease) error
 // releaseLease marks l released within releaseTimeout; a failure is logged,
 // and the row then expires on its own.
 func (p *Proxy) releaseLease(parent context.Context, l *dynamolease.Lease) {
+	p.endLease(parent, l, l.Release)
+}
+
+// releaseNotAwaited is releaseLease for a release nobody waits for, run on
+// a goroutine of its own (Lease.ReleaseNotAwaited).
+func (p *Proxy) releaseNotAwaited(l *dynamolease.Lease) {
+	p.endLease(context.Background(), l, l.ReleaseNotAwaited)
+}
+
+func (p *Proxy) endLease(parent context.Context, l *dynamolease.Lease, release func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(parent, releaseTimeout)
 	defer cancel()
-	if err := l.Release(ctx); err != nil {
+	if err := release(ctx); err != nil {
 		p.log.Warn().Err(err).Str("path", l.Path()).Uint64("generation", l.Generation()).
 			Msg("could not mark lease released; it expires after its timeout")
 	}
@@ -249,7 +264,7 @@ func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds write
 			return nil, err
 		}
 		etag := conds.LeaseETag(state)
-		lease, err := p.leases.AcquireAfterRead(ctx, c.backend.leasePath(t), etag, readAt, p.leaseCheck(c, t, conds, etag))
+		lease, err := p.leases.AcquireSized(ctx, c.backend.leasePath(t), etag, readAt, c.leaseLength, p.leaseCheck(c, t, conds, etag))
 		switch {
 		case err == nil:
 			return lease, nil
@@ -278,9 +293,12 @@ func (p *Proxy) leaseCheck(c *call, t target, conds writeCondition, etag string)
 	}
 }
 
-// leaseError maps lease failures to what the client sees.
+// leaseError maps lease failures to what the client sees: the lease store's
+// failures arrive as the protocol's errors (dynamolease/refusal.go), so this
+// is the one place that turns them into S3 answers.
 func leaseError(err error) error {
 	var s3e *s3err.Error
+	var refusal *dynamolease.Refusal
 	var storeErr *dynamolease.StoreError
 	switch {
 	case errors.As(err, &s3e):
@@ -289,8 +307,13 @@ func leaseError(err error) error {
 		e := s3err.New(s3err.ConditionalRequestConflict)
 		e.Cause = err
 		return e
-	case errors.Is(err, dynamolease.ErrLeaseFileRecovering):
-		e := s3err.Newf(s3err.ServiceUnavailable, "Conditional writes are paused after a restart of the machine until any lease held before it has expired; retry shortly.")
+	case errors.As(err, &refusal):
+		code := s3err.ServiceUnavailable
+		if errors.Is(refusal.Kind, dynamolease.ErrUnsupported) {
+			// The request can never succeed: retrying is pointless.
+			code = s3err.NotImplemented
+		}
+		e := s3err.Newf(code, "%s", refusal.Reason)
 		e.Cause = err
 		return e
 	case errors.As(err, &storeErr):

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -77,7 +78,7 @@ func parseCopySource(raw string) (copySource, error) {
 		return copySource{}, invalidCopySource("Invalid copy source bucket name", raw)
 	case key == "":
 		return copySource{}, invalidCopySource("Invalid copy source object key", key)
-	case !validBucketName(bucket):
+	case !operation.ValidBucketName(bucket):
 		return copySource{}, invalidCopySource("Invalid copy source bucket name", raw)
 	case len(key) > maxKeyBytes || !utf8.ValidString(key):
 		return copySource{}, invalidCopySource("Invalid copy source object key", key)

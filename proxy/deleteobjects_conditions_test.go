@@ -3,13 +3,14 @@ package proxy
 import (
 	"context"
 	"slices"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // DeleteObjects' per-key <Size> and <LastModifiedTime> are S3's per-entry
@@ -42,15 +43,7 @@ func TestDeleteObjectsSizeAndTimeConditions(t *testing.T) {
 		s3types.ObjectIdentifier{Key: aws.String("both-right"), Size: aws.Int64(5), LastModifiedTime: at("both-right", 0)},
 		s3types.ObjectIdentifier{Key: aws.String("missing"), Size: aws.Int64(3)},
 	)
-	failed := map[string]string{}
-	for _, e := range out.Errors {
-		failed[aws.ToString(e.Key)] = aws.ToString(e.Code)
-	}
-	var deleted []string
-	for _, d := range out.Deleted {
-		deleted = append(deleted, aws.ToString(d.Key))
-	}
-	sort.Strings(deleted)
+	failed, deleted := testkit.DeleteOutcome(out)
 	if failed["size-wrong"] != "PreconditionFailed" || failed["time-wrong"] != "PreconditionFailed" || len(failed) != 2 {
 		t.Errorf("errors %v, want PreconditionFailed for size-wrong and time-wrong only", failed)
 	}

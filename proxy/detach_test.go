@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // slowWriteBackend wraps the backend so that the write matched by isWrite,
@@ -29,14 +29,14 @@ type slowWriteBackend struct {
 	isWrite  func(*http.Request) bool
 	arrived  chan struct{}
 	finish   chan struct{}
-	heads    atomic.Int32
+	heads    testkit.Events[struct{}] // one a HEAD of key
 	arriveMu sync.Once
 }
 
 func (b *slowWriteBackend) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/"+b.key) && r.Method == http.MethodHead {
-			b.heads.Add(1)
+			b.heads.Add(struct{}{})
 		}
 		if b.isWrite(r) {
 			// The write has reached the store once its whole body has: a
@@ -175,7 +175,7 @@ func testHangUpMidWrite(t *testing.T, tc hangUpCase) {
 		t.Fatal("the hung-up write reported success")
 	}
 
-	headsBefore := slow.heads.Load()
+	headsBefore := len(slow.heads.All())
 	second := make(chan error, 1)
 	compete, want, stays := tc.compete, tc.want, tc.stays
 	if compete == nil {
@@ -188,16 +188,11 @@ func testHangUpMidWrite(t *testing.T, tc hangUpCase) {
 	go func() { second <- compete(f, key) }()
 	// The second writer re-checks its precondition every poll while
 	// it waits for the lease: several HEADs show it waiting.
-	deadline := time.Now().Add(5 * time.Second)
-	for slow.heads.Load() < headsBefore+4 {
-		select {
-		case err := <-second:
-			t.Fatalf("the second writer answered (%v) while the abandoned %s was still running at the backend", err, tc.name)
-		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the second writer never re-checked its precondition")
-		}
+	slow.heads.WaitForCount(t, "the second writer's re-checks of its precondition", headsBefore+4)
+	select {
+	case err := <-second:
+		t.Fatalf("the second writer answered (%v) while the abandoned %s was still running at the backend", err, tc.name)
+	default:
 	}
 	finish()
 	if err := <-second; errorCode(err) != want {
@@ -315,11 +310,8 @@ func TestClientHangUpMidBodyReleasesTheLease(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPut, f.proxyURL+"/"+bucketName+"/mid", body)
 	req.ContentLength = size
 	req.Header.Set("If-None-Match", "*")
-	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
 	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Sign(t, req, creds, "UNSIGNED-PAYLOAD")
 	done := make(chan error, 1)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)

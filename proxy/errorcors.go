@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -88,7 +89,7 @@ func corsLookupRequest(ctx context.Context, c *call) (*http.Request, bool) {
 	header := make(http.Header, 5) // these two, and the three the re-signer adds
 	header.Set("Origin", origin[0])
 	header.Set("Access-Control-Request-Method", c.r.Method)
-	if checkPreflightHeaders(header) != nil || checkBackendBucket(c.backend, c.target.Bucket) != nil {
+	if operation.CheckPreflightHeaders(header) != nil || checkBackendBucket(c.backend, c.target.Bucket) != nil {
 		return nil, false
 	}
 	return c.backend.newRequest(ctx, http.MethodOptions, c.target.Bucket, "", "", header), true

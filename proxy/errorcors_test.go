@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/rs/zerolog"
 
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -27,11 +27,8 @@ func badlySignedPut(t *testing.T, target, origin string) *http.Response {
 	t.Helper()
 	body := []byte("page upload")
 	req, _ := http.NewRequest(http.MethodPut, target, bytes.NewReader(body))
-	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
 	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-	if err := s3Signer().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Sign(t, req, creds, "UNSIGNED-PAYLOAD")
 	auth := req.Header.Get("Authorization")
 	req.Header.Set("Authorization", auth[:len(auth)-4]+"0000")
 	if origin != "" {

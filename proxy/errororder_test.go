@@ -1,16 +1,14 @@
 package proxy
 
 import (
-	"context"
 	"encoding/xml"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // s3ErrorDocument reads the code of an S3 error answer.
@@ -53,22 +51,16 @@ func TestAuthenticationErrorsComeBeforeRoutingErrors(t *testing.T) {
 	// the signature is what is wrong first.
 	req, _ = http.NewRequest(http.MethodGet, f.proxyURL+"/"+bucketName+"?no-such-subresource", nil)
 	hash := "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-	req.Header.Set("X-Amz-Content-Sha256", hash)
 	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: "not-the-secret"}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Sign(t, req, creds, hash)
 	if status, code := send(req); status != http.StatusForbidden || code != "SignatureDoesNotMatch" {
 		t.Errorf("bad signature on an unknown subresource: %d %s, want 403 SignatureDoesNotMatch", status, code)
 	}
 
 	// Correctly signed, the same request gets the routing answer.
 	req, _ = http.NewRequest(http.MethodGet, f.proxyURL+"/"+bucketName+"?no-such-subresource", nil)
-	req.Header.Set("X-Amz-Content-Sha256", hash)
 	creds.SecretAccessKey = testSecret
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Sign(t, req, creds, hash)
 	if status, code := send(req); status != http.StatusNotImplemented || code != "NotImplemented" {
 		t.Errorf("signed request for an unknown subresource: %d %s, want 501 NotImplemented", status, code)
 	}
@@ -82,13 +74,10 @@ func TestStreamingPayloadOnlyOnUploads(t *testing.T) {
 	chunked := "5\r\nabcde\r\n0\r\n\r\n"
 	send := func(path string) (int, string) {
 		req, _ := http.NewRequest(http.MethodPut, f.proxyURL+path, strings.NewReader(chunked))
-		req.Header.Set("X-Amz-Content-Sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
 		req.Header.Set("X-Amz-Decoded-Content-Length", "5")
 		req.Header.Set("Content-Encoding", "aws-chunked")
 		creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-		if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "STREAMING-UNSIGNED-PAYLOAD-TRAILER", "s3", "us-east-1", time.Now()); err != nil {
-			t.Fatal(err)
-		}
+		testkit.Sign(t, req, creds, "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -24,6 +24,9 @@ type forwardSpec struct {
 	gate func() error
 	// stripConditions removes If-Match / If-None-Match: s3cond enforces them.
 	stripConditions bool
+	// storeCondition, if set, is the condition sent instead, rebuilt from
+	// the checked one, for a store that evaluates it (storechecks.go).
+	storeCondition http.Header
 	// header, if set, replaces selected outbound headers after filtering.
 	header http.Header
 	// ctx is the backend request's context; default the client request's.
@@ -192,6 +195,9 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 			delete(req.Header, name)
 			continue
 		}
+		req.Header[name] = values
+	}
+	for name, values := range spec.storeCondition {
 		req.Header[name] = values
 	}
 	for name, values := range spec.header {

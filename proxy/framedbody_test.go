@@ -9,13 +9,14 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"hash/crc32"
 	"io"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
 // parseFramed decodes an aws-chunked stream with one trailer, as a store

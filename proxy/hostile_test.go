@@ -30,8 +30,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // wireRequest is an HTTP/1.1 request written byte for byte: header lines in
@@ -94,11 +94,8 @@ func (r *wireRequest) sign(t testing.TB, host, payloadHash string) {
 			req.Header.Add(h[0], h[1])
 		}
 	}
-	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
 	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-	if err := signer.SignHTTP(context.Background(), creds, req, payloadHash, "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatalf("sign: %v", err)
-	}
+	testkit.SignAsWritten(t, req, creds, payloadHash)
 	r.add("X-Amz-Date", req.Header.Get("X-Amz-Date"))
 	r.add("Authorization", req.Header.Get("Authorization"))
 }
@@ -299,7 +296,7 @@ func TestHostileHeaderSection(t *testing.T) {
 // junkQuery is n query parameters that mean nothing to S3. They are
 // x-amz-* parameters (hoisted headers, which s3cond accepts by prefix), each
 // named differently: s3cond refuses parameters S3 does not have
-// (allowlist.go) and a parameter given twice (paramquery.go).
+// (internal/operation/allowlist.go) and a parameter given twice (paramquery.go).
 func junkQuery(n int) string {
 	parts := make([]string, n)
 	for i := range parts {

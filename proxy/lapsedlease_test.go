@@ -51,9 +51,7 @@ func (l lateAnswer) RoundTrip(r *http.Request) (*http.Response, error) {
 	// The lease was renewed last when it was taken, half a timeout before
 	// the renewal began: a full timeout after that, it has lapsed.
 	renewStart := <-l.renewing
-	for time.Since(renewStart) <= l.timeout {
-		time.Sleep(10 * time.Millisecond)
-	}
+	<-time.After(time.Until(renewStart.Add(l.timeout)) + time.Millisecond)
 	return resp, nil
 }
 

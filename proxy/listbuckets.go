@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"bytes"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,42 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/operation"
+	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
-
-// maxListBucketsBody bounds the backend's ListBuckets answer s3cond reads
-// to filter: S3 lists at most 10,000 buckets a page, well under 16 MiB.
-const maxListBucketsBody = 16 << 20
-
-// listAllMyBucketsResult is S3's ListBuckets answer. Decoding matches local
-// names only, so a store that omits the namespace is read too.
-type listAllMyBucketsResult struct {
-	XMLName           xml.Name       `xml:"ListAllMyBucketsResult"`
-	Xmlns             string         `xml:"xmlns,attr,omitempty"`
-	Owner             *bucketOwner   `xml:"Owner,omitempty"`
-	Buckets           bucketsElement `xml:"Buckets"`
-	ContinuationToken string         `xml:"ContinuationToken,omitempty"`
-	Prefix            string         `xml:"Prefix,omitempty"`
-}
-
-// bucketsElement is always encoded, empty or not, as S3 does.
-type bucketsElement struct {
-	Bucket []listedBucket `xml:"Bucket"`
-}
-
-type bucketOwner struct {
-	ID          string `xml:"ID"`
-	DisplayName string `xml:"DisplayName,omitempty"`
-}
-
-type listedBucket struct {
-	Name         string `xml:"Name"`
-	CreationDate string `xml:"CreationDate"`
-	BucketRegion string `xml:"BucketRegion,omitempty"`
-	BucketArn    string `xml:"BucketArn,omitempty"`
-}
-
-const s3Namespace = "http://s3.amazonaws.com/doc/2006-03-01/"
 
 // serveListBuckets forwards ListBuckets and answers with only the buckets
 // the key is granted, under the names the client uses for them. Paging
@@ -99,19 +65,19 @@ func (p *Proxy) serveListBuckets(c *call) {
 // filterBucketList reads the backend's ListAllMyBucketsResult and encodes
 // it again with only the buckets the call's key may read.
 func (p *Proxy) filterBucketList(c *call, r io.Reader, prefix string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxListBucketsBody+1))
+	data, err := io.ReadAll(io.LimitReader(r, s3xml.MaxListBucketsResult+1))
 	if err != nil {
 		return nil, backendError(err)
 	}
-	if len(data) > maxListBucketsBody {
+	if len(data) > s3xml.MaxListBucketsResult {
 		return nil, s3err.Newf(s3err.BadGateway, "The backend's bucket list is larger than s3cond reads.")
 	}
-	var list listAllMyBucketsResult
-	if err := xml.Unmarshal(data, &list); err != nil {
+	list, err := s3xml.ParseListBuckets(data)
+	if err != nil {
 		return nil, s3err.Wrap(s3err.BadGateway, fmt.Errorf("parse the backend's ListBuckets answer: %w", err))
 	}
 	clientNames := clientBucketNames(c.backend)
-	var kept []listedBucket
+	var kept []s3xml.ListedBucket
 	for _, b := range list.Buckets.Bucket {
 		for _, name := range clientNames(b.Name) {
 			if p.listable(c, name, prefix) {
@@ -121,7 +87,7 @@ func (p *Proxy) filterBucketList(c *call, r io.Reader, prefix string) ([]byte, e
 		}
 	}
 	sort.SliceStable(kept, func(i, j int) bool { return kept[i].Name < kept[j].Name })
-	list.Buckets.Bucket, list.Xmlns, list.Prefix = kept, s3Namespace, ""
+	list.Buckets.Bucket, list.Xmlns, list.Prefix = kept, s3xml.Namespace, ""
 	if list.Owner != nil {
 		rename := toClientIdentity(c)
 		if id, ok := rename(list.Owner.ID); ok {
@@ -134,19 +100,14 @@ func (p *Proxy) filterBucketList(c *call, r io.Reader, prefix string) ([]byte, e
 	if q := c.r.URL.Query(); q.Has("prefix") {
 		list.Prefix = q.Get("prefix")
 	}
-	var out bytes.Buffer
-	out.WriteString(xml.Header)
-	if err := xml.NewEncoder(&out).Encode(list); err != nil {
-		return nil, s3err.Wrap(s3err.InternalError, fmt.Errorf("encode ListBuckets: %w", err))
-	}
-	return out.Bytes(), nil
+	return list.Marshal(), nil
 }
 
 // listable reports whether the client sees bucket (a client name) in its
 // list: granted to its key for reading, served by the backend that was
 // asked, not reserved, and under the prefix.
 func (p *Proxy) listable(c *call, bucket, prefix string) bool {
-	return strings.HasPrefix(bucket, prefix) && !reservedBuckets[bucket] &&
+	return strings.HasPrefix(bucket, prefix) && !operation.IsReservedBucket(bucket) &&
 		p.backendFor(bucket) == c.backend && p.access.Allowed(c.auth.AccessKeyID, bucket, false)
 }
 

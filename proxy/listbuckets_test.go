@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -109,7 +110,7 @@ func TestFilterBucketListDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`xmlns="` + s3Namespace + `"`, "<ID>o1</ID>", "<DisplayName>root</DisplayName>",
+	for _, want := range []string{`xmlns="` + s3xml.Namespace + `"`, "<ID>o1</ID>", "<DisplayName>root</DisplayName>",
 		"<Name>alpha</Name>", "<CreationDate>2025-01-01T00:00:00.000Z</CreationDate>", "<ContinuationToken>next</ContinuationToken>"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("filtered list lacks %s: %s", want, out)

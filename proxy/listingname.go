@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/s3cond/s3cond/internal/s3xml"
 )
 
 // bucketNameElements names, for each successful answer that names its
@@ -49,7 +51,7 @@ func (p *Proxy) relayRenamed(c *call, resp *http.Response, element, backendName 
 	head, _ := body.Peek(bucketNameSearchBytes) // shorter at the body's end; a read error shows in the copy
 	h := c.w.Header()
 	clientResponseHeader(c, h, resp.Header)
-	start, end, found := elementText(head, element)
+	start, end, found := s3xml.ElementText(head, element)
 	var renamed io.Reader = body
 	length := resp.ContentLength
 	if found && string(head[start:end]) == backendName {
@@ -69,21 +71,4 @@ func (p *Proxy) relayRenamed(c *call, resp *http.Response, element, backendName 
 	}
 	c.w.WriteHeader(resp.StatusCode)
 	p.copyResponseBody(c, renamed)
-}
-
-// elementText finds the text of the first <element> in doc: its start and
-// end offsets. An element's name cannot appear as text in XML (a '<' in
-// text is escaped), so the first match is an element.
-func elementText(doc []byte, element string) (start, end int, found bool) {
-	open := "<" + element + ">"
-	i := bytes.Index(doc, []byte(open))
-	if i < 0 {
-		return 0, 0, false
-	}
-	start = i + len(open)
-	j := bytes.Index(doc[start:], []byte("</"+element+">"))
-	if j < 0 {
-		return 0, 0, false
-	}
-	return start, start + j, true
 }

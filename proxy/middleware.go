@@ -287,3 +287,8 @@ func (p *Proxy) recoverMiddleware(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// writerOnly and readerOnly hide ReadFrom and WriteTo, so that io.Copy
+// between them does not recurse into them.
+type writerOnly struct{ io.Writer }
+type readerOnly struct{ io.Reader }

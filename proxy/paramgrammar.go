@@ -5,10 +5,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 )
 
-// The value allow-list. The operation allow-list (allowlist.go) says which
+// The value allow-list. The operation allow-list (internal/operation) says which
 // calls reach the store; this table says what each query parameter of those
 // calls may hold. s3cond signs what it forwards with the store's own key,
 // and stores build paths from these values: versitygw's posix store keeps a
@@ -44,7 +45,7 @@ const maxHeaderLikeBytes = 4096
 const maxS3Int = 1<<31 - 1
 
 // queryGrammar is the table: every ordinary parameter and value-carrying
-// subresource of allowlist.go has a row. Subresources that only name an
+// subresource of the allow-list has a row. Subresources that only name an
 // operation (uploads, acl, tagging, ...) must have an empty value
 // (emptyValue); x-amz-* parameters other than authentication are hoisted
 // headers (headerLikeValue).
@@ -88,12 +89,12 @@ var emptyValue = paramGrammar{valid: func(v string, _ KeyPolicy) bool { return v
 // presigned-URL authentication: a header an SDK moved into the query.
 var hoistedHeader = paramGrammar{valid: headerLikeValue, refuse: invalidArgumentValue}
 
-// grammarOf returns the row for a parameter classify accepted.
+// grammarOf returns the row for a parameter operation.Classify accepted.
 func grammarOf(name string) paramGrammar {
 	if g, ok := queryGrammar[name]; ok {
 		return g
 	}
-	if allowList.subresources[name] {
+	if operation.IsSubresource(name) {
 		return emptyValue
 	}
 	return hoistedHeader

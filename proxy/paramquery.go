@@ -17,7 +17,7 @@ type checkedQuery struct {
 // Get returns a checked value ("" when absent).
 func (q checkedQuery) Get(name string) string { return q.values[name] }
 
-// checkQuery applies the value allow-list to a query classify accepted: a
+// checkQuery applies the value allow-list to a query operation.Classify accepted: a
 // parameter given twice, or a value outside its grammar, is refused with
 // S3's answer. Presigned-URL authentication is the verifier's and is not
 // sent on. The result's raw query is built from the checked values only,

@@ -2,12 +2,11 @@ package proxy
 
 import (
 	"context"
-	"encoding/xml"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -71,15 +70,12 @@ func (b *Backend) uploadChecksum(ctx context.Context, t target, uploadID string)
 		return uploadChecksumAnswer{}, backendError(err)
 	}
 	defer resp.Body.Close()
-	var doc struct {
-		ChecksumAlgorithm string
-		Code              string
-	}
-	if err := xml.NewDecoder(io.LimitReader(resp.Body, maxBackendDocument)).Decode(&doc); err != nil {
+	doc, err := s3xml.ReadUploadChecksum(resp.Body)
+	if err != nil {
 		return uploadChecksumAnswer{}, err
 	}
 	if resp.StatusCode != http.StatusOK {
 		return uploadChecksumAnswer{code: doc.Code}, nil
 	}
-	return uploadChecksumAnswer{algorithm: strings.TrimSpace(doc.ChecksumAlgorithm)}, nil
+	return uploadChecksumAnswer{algorithm: doc.Algorithm}, nil
 }

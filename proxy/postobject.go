@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/s3cond/s3cond/internal/postform"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -44,7 +45,7 @@ func (p *Proxy) servePostObject(c *call) {
 	if c.r.Body == &c.info.body {
 		c.info.body.until = time.Now().Add(p.postFormTimeout)
 	}
-	form, err := readPostForm(c.r)
+	form, err := postform.Read(c.r)
 	c.info.body.until = time.Time{}
 	c.r.Body = unlimited
 	if err != nil {
@@ -66,24 +67,24 @@ func (p *Proxy) servePostObject(c *call) {
 		p.forward(put, p.clientBody(put))
 	}
 	if answer.succeeded {
-		p.answerPost(c, put.target, form.fields, answer.header())
+		p.answerPost(c, put.target, form.Fields, answer.header())
 	}
 }
 
 // postedPut checks the form and builds the PutObject call that stores its
 // file.
-func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postForm) (*call, error) {
-	rawKey, ok := form.fields["key"]
+func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.Form) (*call, error) {
+	rawKey, ok := form.Fields["key"]
 	if !ok {
 		return nil, sigv4.MissingPostKey()
 	}
 	key := rawKey
-	if form.hasFileName {
+	if form.HasFileName {
 		// As S3: a file part without a filename parameter leaves
 		// "${filename}" in the key as it is; an empty one removes it.
-		key = strings.ReplaceAll(rawKey, "${filename}", form.fileName)
+		key = strings.ReplaceAll(rawKey, "${filename}", form.FileName)
 	}
-	auth, err := verifier.VerifyPost(sigv4.PostForm{Fields: form.fields, Bucket: c.target.Bucket, Key: key})
+	auth, err := verifier.VerifyPost(sigv4.PostForm{Fields: form.Fields, Bucket: c.target.Bucket, Key: key})
 	p.leaveUnauthenticated(c)
 	if err != nil {
 		return nil, err
@@ -99,13 +100,13 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postForm) 
 	if err := c.backend.KeyPolicy.Check(key); err != nil {
 		return nil, err
 	}
-	if err := auth.Length.Check(form.fileSize); err != nil {
+	if err := auth.Length.Check(form.FileSize); err != nil {
 		return nil, err
 	}
-	if form.fileSize > maxSinglePut {
-		return nil, (&sigv4.LengthRange{Max: maxSinglePut}).Check(form.fileSize)
+	if form.FileSize > maxSinglePut {
+		return nil, (&postform.LengthRange{Max: maxSinglePut}).Check(form.FileSize)
 	}
-	header, err := postObjectHeader(form.fields)
+	header, err := postform.PutHeader(form.Fields)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postForm) 
 
 // putCall is the PutObject a POST form amounts to, as if the client had
 // sent it: PUT /bucket/key with the form's headers and the file as body.
-func (p *Proxy) putCall(c *call, accessKeyID, key string, header http.Header, form *postForm) (*call, error) {
+func (p *Proxy) putCall(c *call, accessKeyID, key string, header http.Header, form *postform.Form) (*call, error) {
 	t := target{Bucket: c.target.Bucket, Key: key, RawKey: escapeKey(key)}
 	u := *c.r.URL
 	u.Path, u.RawPath, u.RawQuery = "/"+t.Bucket+"/"+key, "/"+url.PathEscape(t.Bucket)+"/"+t.RawKey, ""
@@ -122,9 +123,9 @@ func (p *Proxy) putCall(c *call, accessKeyID, key string, header http.Header, fo
 	if err != nil {
 		return nil, s3err.Wrap(s3err.InternalError, err)
 	}
-	r.URL, r.Header, r.ContentLength, r.Host = &u, header, form.fileSize, c.r.Host
-	body, err := sigv4.NewBody(&exactFile{r: form.file, left: form.fileSize}, sigv4.BodySpec{
-		Mode: sigv4.PayloadUnsigned, ContentLength: form.fileSize, Header: header,
+	r.URL, r.Header, r.ContentLength, r.Host = &u, header, form.FileSize, c.r.Host
+	body, err := sigv4.NewBody(form.File(), sigv4.BodySpec{
+		Mode: sigv4.PayloadUnsigned, ContentLength: form.FileSize, Header: header,
 	})
 	if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func (p *Proxy) putCall(c *call, accessKeyID, key string, header http.Header, fo
 }
 
 // checkPostKey applies S3's key rules to a key that came from a form field
-// (a URL key was checked by resolveTarget).
+// (a URL key was checked by operation.ResolveTarget).
 func checkPostKey(key string) error {
 	switch {
 	case key == "":

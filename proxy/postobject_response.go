@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/s3cond/s3cond/internal/operation"
 )
 
 // postAnswer stands between the PutObject that stores a POST's file and
@@ -128,7 +130,7 @@ func (p *Proxy) objectLocation(c *call, t target) string {
 		scheme = "https"
 	}
 	path := "/" + url.PathEscape(t.Bucket) + "/" + url.PathEscape(t.Key)
-	if virtualHostBucket(c.r.Host, p.domain) != "" {
+	if operation.VirtualHostBucket(c.r.Host, p.domain) != "" {
 		path = "/" + url.PathEscape(t.Key)
 	}
 	return scheme + "://" + c.r.Host + path

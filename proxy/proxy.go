@@ -20,6 +20,7 @@ import (
 
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/frontconn"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -51,8 +52,11 @@ type Proxy struct {
 	leases         *dynamolease.Committer
 	// leaseTimeout is the lease store's timeout, for the half-lease rule.
 	leaseTimeout time.Duration
-	domain       string
-	log          zerolog.Logger
+	// minStoreThroughput is the rate (bytes/s) the store is assumed to
+	// copy at least, for sizing leases (leasesize.go).
+	minStoreThroughput float64
+	domain             string
+	log                zerolog.Logger
 	// serializeAllWrites reports whether a client bucket is in strict mode.
 	serializeAllWrites func(bucket string) bool
 	// newRequestID makes the x-amz-request-id of each response.
@@ -90,6 +94,11 @@ type Options struct {
 	// LeaseTimeout is the lease timeout Leases uses (SPEC §3: final bytes
 	// are sent only while half of it remains). Default 20 s.
 	LeaseTimeout time.Duration
+	// MinStoreThroughput is the rate, in bytes per second, at which the
+	// store is assumed to copy at least: a leased CopyObject or
+	// CompleteMultipartUpload holds its lease for LeaseTimeout plus its
+	// bytes at this rate (leasesize.go). Default DefaultMinStoreThroughput.
+	MinStoreThroughput float64
 	// Domain enables virtual-hosted-style requests (<bucket>.<Domain>).
 	Domain string
 	Log    zerolog.Logger
@@ -141,6 +150,10 @@ func New(o Options) *Proxy {
 	if p.leaseTimeout == 0 {
 		p.leaseTimeout = 20 * time.Second
 	}
+	p.minStoreThroughput = o.MinStoreThroughput
+	if p.minStoreThroughput <= 0 {
+		p.minStoreThroughput = DefaultMinStoreThroughput
+	}
 	if p.newRequestID == nil {
 		p.newRequestID = randomRequestID
 	}
@@ -189,6 +202,9 @@ type call struct {
 	// completeBody is the part list of a CompleteMultipartUpload as s3cond
 	// rewrote it from the checked parts (completebody.go).
 	completeBody []byte
+	// leaseLength is the length of the lease a leased write takes, sized to
+	// its store work (leasesize.go); zero: lease.timeout.
+	leaseLength time.Duration
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
@@ -205,7 +221,7 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.fail(c, err) // S3 looks at nothing else of such a request
 		return
 	}
-	if err := checkRequestTarget(r); err != nil {
+	if err := operation.CheckRequestTarget(r); err != nil {
 		p.fail(c, err) // a target a store could read another way: nothing more is read
 		return
 	}
@@ -330,7 +346,7 @@ func (c *call) checkValues() error {
 // anything reaches the backend.
 func (p *Proxy) route(c *call) error {
 	r := c.r
-	t, err := resolveTarget(r, p.domain)
+	t, err := operation.ResolveTarget(r, p.domain)
 	if err != nil {
 		return err
 	}
@@ -344,7 +360,7 @@ func (p *Proxy) route(c *call) error {
 	if err != nil {
 		return s3err.Newf(s3err.InvalidArgument, "The query string could not be parsed.").With("ArgumentName", "query")
 	}
-	op, err := classify(r.Method, t, query, r.Header)
+	op, err := operation.Classify(r.Method, t, query, r.Header)
 	if err != nil {
 		return err
 	}

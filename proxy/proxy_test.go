@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/backendhttp"
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -98,12 +98,15 @@ type fixtureOptions struct {
 	bodyIdleTimeout time.Duration
 	// writeIdleTimeout is server.response_write_idle_timeout (default 60 s).
 	writeIdleTimeout time.Duration
+	// storeChecks are the conditions leased writes still send the store.
+	storeChecks StoreChecks
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
 	backend, server := fakeBackendWith(t, "default", o.backendHook)
 	backend.NativeConditional = o.native
+	backend.StoreChecks = o.storeChecks
 	backend.ForwardPayloadHash = o.forwardPayloadHash
 	backend.FramedConditionalBodies = o.framedBodies
 	backend.KeyPolicy = o.keyPolicy
@@ -370,11 +373,8 @@ func signedRawPut(t *testing.T, endpoint, key string, declared, actual []byte, h
 	}
 	sum := sha256.Sum256(declared)
 	hash := hex.EncodeToString(sum[:])
-	req.Header.Set("X-Amz-Content-Sha256", hash)
 	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Sign(t, req, creds, hash)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -429,11 +429,8 @@ func TestPutOver5GiBIsEntityTooLarge(t *testing.T) {
 	f := newFixture(t, false)
 	req := httptest.NewRequest(http.MethodPut, "http://"+strings.TrimPrefix(f.proxyURL, "http://")+"/"+bucketName+"/huge", strings.NewReader("x"))
 	req.ContentLength = 5<<30 + 1
-	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
 	creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Sign(t, req, creds, "UNSIGNED-PAYLOAD")
 	rec := httptest.NewRecorder()
 	f.handler.ServeHTTP(rec, req)
 	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "<Code>EntityTooLarge</Code>") {

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/internal/backendhttp"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -106,11 +107,12 @@ type opRequest struct {
 // ListObjectsV2), so that a row added to the table is tested too.
 func everyOperation() []opRequest {
 	var reqs []opRequest
-	for key, op := range allowList.rules {
-		r := opRequest{op: op, method: key.method, path: map[pathLevel]string{
-			serviceLevel: "/", bucketLevel: "/" + bucketName, objectLevel: "/" + bucketName + "/k",
-		}[key.level], query: key.sub, header: http.Header{}}
-		switch key.sub {
+	for _, rule := range operation.Rules() {
+		op := rule.Op
+		r := opRequest{op: op, method: rule.Method, path: map[operation.PathLevel]string{
+			operation.ServiceLevel: "/", operation.BucketLevel: "/" + bucketName, operation.ObjectLevel: "/" + bucketName + "/k",
+		}[rule.Level], query: rule.Subresource, header: http.Header{}}
+		switch rule.Subresource {
 		case "uploadId":
 			r.query = "uploadId=u1"
 			if op == UploadPart {

@@ -12,12 +12,12 @@ import (
 // write has ended and whose answer is written: net/http reads the client's
 // next request on the connection only once the handler returns, and with
 // the embedded store a release nobody waits for may wait for company to
-// share its commit (dynamolease.NotAwaited). WaitForReleases waits for these.
+// share its commit (Lease.ReleaseNotAwaited). WaitForReleases waits for these.
 func (p *Proxy) releaseInBackground(l *dynamolease.Lease) {
 	p.releases.start()
 	go func() {
 		defer p.releases.done()
-		p.releaseLease(dynamolease.NotAwaited(context.Background()), l)
+		p.releaseNotAwaited(l)
 	}()
 }
 

@@ -13,7 +13,7 @@ import (
 // TestRequestPathDocMatchesTheCode keeps docs/architecture.md's request
 // path, the one description of it (main.go and proxy.go point there), true:
 // every step it names by a function's name (the word after ▼ or ─▶, such
-// as resolveTarget or Authenticator.Verify, unless it begins prose) is a function that
+// as operation.ResolveTarget or Authenticator.Verify, unless it begins prose) is a function that
 // serveS3 reaches, and the steps come in the order serveS3 reaches them.
 // A renamed function, a step moved in the code and not in the doc, or a
 // step the doc invents fails it.

@@ -42,7 +42,7 @@ func completeProbeBody(param, value string) []byte {
 // form, not the client's).
 func checkSentHeaders(t *testing.T, r *http.Request, rule probeRule, param, value string) {
 	t.Helper()
-	where := rule.key.method + " " + rule.path + " " + param + "=" + strconv.Quote(value)
+	where := rule.key.Method + " " + rule.path + " " + param + "=" + strconv.Quote(value)
 	for _, g := range settingHeaderGrammars {
 		values := r.Header.Values(g.key)
 		if len(values) == 0 {
@@ -67,7 +67,7 @@ func checkSentHeaders(t *testing.T, r *http.Request, rule probeRule, param, valu
 // written as s3cond writes one, and names no path.
 func checkSentCompleteBody(t *testing.T, body []byte, rule probeRule, param, value string) {
 	t.Helper()
-	where := rule.key.method + " " + rule.path + " " + param + "=" + strconv.Quote(value)
+	where := rule.key.Method + " " + rule.path + " " + param + "=" + strconv.Quote(value)
 	req, err := s3xml.ParseCompleteRequest(bytes.NewReader(body), 0)
 	if err != nil {
 		t.Errorf("%s: the store got a part list that does not parse: %v\n%s", where, err, body)

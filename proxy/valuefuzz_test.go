@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/s3cond/s3cond/internal/operation"
 )
 
 // The property of the value allow-list: for every operation of the
@@ -18,33 +20,23 @@ import (
 
 // probeRule is one row of the allow-list as a request shape.
 type probeRule struct {
-	key  ruleKey
+	key  operation.Rule
 	path string
 }
 
 // allProbeRules lists every row of the allow-list, in a fixed order.
 func allProbeRules() []probeRule {
 	var rules []probeRule
-	for k := range allowList.rules {
+	for _, k := range operation.Rules() {
 		path := "/"
-		switch k.level {
-		case bucketLevel:
+		switch k.Level {
+		case operation.BucketLevel:
 			path = "/alpha"
-		case objectLevel:
+		case operation.ObjectLevel:
 			path = "/alpha/dir/k"
 		}
 		rules = append(rules, probeRule{k, path})
 	}
-	sort.Slice(rules, func(i, j int) bool {
-		a, b := rules[i].key, rules[j].key
-		if a.level != b.level {
-			return a.level < b.level
-		}
-		if a.method != b.method {
-			return a.method < b.method
-		}
-		return a.sub < b.sub
-	})
 	return rules
 }
 
@@ -84,14 +76,14 @@ var hostileValues = []string{
 func probeOne(t *testing.T, v *valueProbe, rule probeRule, param, value string) {
 	t.Helper()
 	q := url.Values{}
-	if rule.key.sub != "" {
-		q.Set(rule.key.sub, map[bool]string{true: "u-1", false: ""}[rule.key.sub == "uploadId"])
+	if rule.key.Subresource != "" {
+		q.Set(rule.key.Subresource, map[bool]string{true: "u-1", false: ""}[rule.key.Subresource == "uploadId"])
 	}
 	header := http.Header{}
 	var body []byte
 	switch param {
 	case completeETagParam, completePartNumberParam:
-		if rule.key.method != http.MethodPost || rule.key.sub != "uploadId" {
+		if rule.key.Method != http.MethodPost || rule.key.Subresource != "uploadId" {
 			return // the part list is CompleteMultipartUpload's alone
 		}
 		body = completeProbeBody(param, value)
@@ -119,7 +111,7 @@ func probeOne(t *testing.T, v *valueProbe, rule probeRule, param, value string) 
 	if len(q) > 0 {
 		target += "?" + q.Encode()
 	}
-	v.do(t, testKeyID, rule.key.method, target, header, body)
+	v.do(t, testKeyID, rule.key.Method, target, header, body)
 	for _, r := range v.store.take() {
 		checkStoreRequest(t, v.kp, r, rule, param, value)
 		checkSentHeaders(t, r, rule, param, value)
@@ -132,7 +124,7 @@ func probeOne(t *testing.T, v *valueProbe, rule probeRule, param, value string) 
 // checkStoreRequest is the property, on one request the store received.
 func checkStoreRequest(t *testing.T, kp KeyPolicy, r *http.Request, rule probeRule, param, value string) {
 	t.Helper()
-	where := rule.key.method + " " + rule.path + " " + param + "=" + strconv.Quote(value)
+	where := rule.key.Method + " " + rule.path + " " + param + "=" + strconv.Quote(value)
 	for i := 0; i < len(r.URL.RawQuery); i++ {
 		if c := r.URL.RawQuery[i]; !isUnreserved(c) && c != '%' && c != '=' && c != '&' {
 			t.Errorf("%s: the store's query %q has the raw byte %q", where, r.URL.RawQuery, c)
@@ -229,7 +221,7 @@ func TestEveryParameterOfEveryOperationHoldsHostileValues(t *testing.T) {
 	const pathValues = 10
 	for _, rule := range rules {
 		values := hostileValues[:pathValues]
-		if rule.key.sub == "" || rule.key.sub == "uploadId" {
+		if rule.key.Subresource == "" || rule.key.Subresource == "uploadId" {
 			values = hostileValues
 		}
 		for _, param := range params {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -176,7 +177,7 @@ func TestRequestTargetOutsideRFC9112IsRefused(t *testing.T) {
 		"/" + bucketName + "/a%20b~c-d_e.f!$&'()*+,;=:@?list-type=2&prefix=%2F?x", "http://s3cond.test/" + bucketName + "/k",
 	} {
 		req := httptest.NewRequest(http.MethodGet, target, nil)
-		if err := checkRequestTarget(req); err != nil {
+		if err := operation.CheckRequestTarget(req); err != nil {
 			t.Errorf("%q: %v", target, err)
 		}
 	}
@@ -260,7 +261,7 @@ func TestHeaderGrammarKeysAreCanonical(t *testing.T) {
 // value allow-list: a parameter added to one and not the other would be
 // held only to the hoisted-header grammar.
 func TestEveryOrdinaryParameterHasAGrammar(t *testing.T) {
-	for name := range ordinaryParameters {
+	for _, name := range operation.OrdinaryParameters() {
 		if _, ok := queryGrammar[name]; !ok {
 			t.Errorf("the ordinary parameter %q has no row in queryGrammar", name)
 		}

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // sdkSigned is how the resigner signed before backendsign.go: with
@@ -33,7 +34,7 @@ func sdkSigned(t *testing.T, req *http.Request, creds aws.Credentials, region st
 		out.URL.RawPath = encoded
 	}
 	out.URL.RawQuery = canonicalQuery(out.URL.RawQuery, false)
-	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
+	signer := testkit.S3Signer()
 	if err := signer.SignHTTP(context.Background(), creds, out, payloadHash, serviceS3, region, now); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func BenchmarkResign(b *testing.B) {
 
 func BenchmarkResignSDK(b *testing.B) {
 	creds := aws.Credentials{AccessKeyID: backendAccessKey, SecretAccessKey: backendSecret}
-	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
+	signer := testkit.S3Signer()
 	r := benchOutbound(b)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/minio/minio-go/v7/pkg/signer"
 
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -440,10 +441,7 @@ func TestMinioGoStreamingUploads(t *testing.T) {
 
 			auth := req.Header.Get("Authorization")
 			seed := auth[strings.LastIndex(auth, "Signature=")+len("Signature="):]
-			key := hmacSHA256([]byte("AWS4"+secret), requestTime.Format("20060102"))
-			for _, part := range []string{region, "s3", "aws4_request"} {
-				key = hmacSHA256(key, part)
-			}
+			key := testkit.SigningKey(secret, requestTime, region)
 			mode := PayloadStreamingSigned
 			if req.Header.Get("X-Amz-Content-Sha256") == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER" {
 				mode = PayloadStreamingSignedTrailer
@@ -453,7 +451,7 @@ func TestMinioGoStreamingUploads(t *testing.T) {
 			}
 			body, err := NewBody(bytes.NewReader(encoded), BodySpec{
 				Mode: mode, ContentLength: req.ContentLength, Header: req.Header,
-				Chunk: &ChunkSigning{SigningKey: key, Time: requestTime, Scope: requestTime.Format("20060102") + "/" + region + "/s3/aws4_request", SeedSignature: seed},
+				Chunk: &ChunkSigning{SigningKey: key, Time: requestTime, Scope: testkit.Scope(requestTime, region), SeedSignature: seed},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -472,20 +470,6 @@ func TestMinioGoStreamingUploads(t *testing.T) {
 			}
 		})
 	}
-}
-
-// encodeChunks frames payload bytes in chunks of the given sizes (then the
-// final empty chunk), unsigned, without a trailer.
-func encodeChunks(sizes ...int) (encoded []byte, decodedLength int) {
-	var b bytes.Buffer
-	for i, size := range sizes {
-		b.WriteString(strconv.FormatInt(int64(size), 16) + "\r\n")
-		b.Write(bytes.Repeat([]byte{byte('a' + i%26)}, size))
-		b.WriteString("\r\n")
-		decodedLength += size
-	}
-	b.WriteString("0\r\n\r\n")
-	return b.Bytes(), decodedLength
 }
 
 // TestChunkSizeMinimum holds S3's rule that every chunk but the last data
@@ -511,7 +495,7 @@ func TestChunkSizeMinimum(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.sizes), func(t *testing.T) {
-			encoded, decodedLength := encodeChunks(tc.sizes...)
+			encoded, decodedLength := testkit.UnsignedChunks(tc.sizes...)
 			body, err := unsignedTrailerBody(t, string(encoded), decodedLength, "")
 			if err != nil {
 				t.Fatal(err)

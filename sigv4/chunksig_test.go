@@ -2,7 +2,6 @@ package sigv4
 
 import (
 	"bytes"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -33,12 +33,6 @@ const (
 
 var exampleTime = time.Date(2013, 5, 24, 0, 0, 0, 0, time.UTC)
 
-func hmacSHA256(key []byte, data string) []byte {
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(data))
-	return mac.Sum(nil)
-}
-
 func sha256Hex(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
@@ -53,38 +47,18 @@ func exampleSigning(t testing.TB) *ChunkSigning {
 	return &ChunkSigning{SigningKey: key, Time: exampleTime, Scope: exampleScope, SeedSignature: exampleSeedSignature}
 }
 
-// testChunkSigner is an SDK-side encoder for tests: it signs chunks and
-// trailers with its own copy of the documented formulas, so the decoder is
-// checked against an implementation it does not share code with.
-type testChunkSigner struct {
-	key      []byte
-	amzDate  string
-	scope    string
-	previous string
-}
-
-func newTestChunkSigner(s *ChunkSigning) *testChunkSigner {
-	return &testChunkSigner{key: s.SigningKey, amzDate: s.Time.Format("20060102T150405Z"), scope: s.Scope, previous: s.SeedSignature}
-}
-
-func (s *testChunkSigner) signChunk(data []byte) string {
-	sts := strings.Join([]string{"AWS4-HMAC-SHA256-PAYLOAD", s.amzDate, s.scope, s.previous,
-		sha256Hex(nil), sha256Hex(data)}, "\n")
-	s.previous = hex.EncodeToString(hmacSHA256(s.key, sts))
-	return s.previous
-}
-
-func (s *testChunkSigner) signTrailer(lines string) string {
-	sts := strings.Join([]string{"AWS4-HMAC-SHA256-TRAILER", s.amzDate, s.scope, s.previous, sha256Hex([]byte(lines))}, "\n")
-	s.previous = hex.EncodeToString(hmacSHA256(s.key, sts))
-	return s.previous
+// newTestChunkSigner is the SDK side of a streaming upload signed with s:
+// testkit's own copy of the documented formulas, so the decoder is checked
+// against an implementation it does not share code with.
+func newTestChunkSigner(s *ChunkSigning) *testkit.ChunkSigner {
+	return testkit.NewChunkSigner(s.SigningKey, s.Time, s.Scope, s.SeedSignature)
 }
 
 // streamOptions says how encodeStream frames a payload.
 type streamOptions struct {
 	chunkSize int
-	signer    *testChunkSigner // nil: unsigned chunks
-	trailers  []string         // "name:value" lines after the final chunk
+	signer    *testkit.ChunkSigner // nil: unsigned chunks
+	trailers  []string             // "name:value" lines after the final chunk
 	// signTrailer adds x-amz-trailer-signature (signed trailer mode).
 	signTrailer bool
 }
@@ -95,7 +69,7 @@ func encodeStream(payload []byte, o streamOptions) []byte {
 	writeChunk := func(data []byte) {
 		out.WriteString(strconv.FormatInt(int64(len(data)), 16))
 		if o.signer != nil {
-			out.WriteString(";chunk-signature=" + o.signer.signChunk(data))
+			out.WriteString(";chunk-signature=" + o.signer.SignChunk(data))
 		}
 		out.WriteString("\r\n")
 		if len(data) > 0 {
@@ -115,7 +89,7 @@ func encodeStream(payload []byte, o streamOptions) []byte {
 		signed.WriteString(line + "\n")
 	}
 	if o.signTrailer {
-		out.WriteString("x-amz-trailer-signature:" + o.signer.signTrailer(signed.String()) + "\r\n")
+		out.WriteString("x-amz-trailer-signature:" + o.signer.SignTrailer(signed.String()) + "\r\n")
 	}
 	out.WriteString("\r\n")
 	return out.Bytes()
@@ -171,10 +145,7 @@ func s3errAs(err error, target **s3err.Error) bool {
 }
 
 func TestExampleSigningKeyDerivation(t *testing.T) {
-	key := hmacSHA256([]byte("AWS4"+exampleSecret), "20130524")
-	for _, part := range []string{"us-east-1", "s3", "aws4_request"} {
-		key = hmacSHA256(key, part)
-	}
+	key := testkit.SigningKey(exampleSecret, exampleTime, "us-east-1")
 	if got := hex.EncodeToString(key); got != exampleSigningKeyHex {
 		t.Fatalf("signing key %s, want %s", got, exampleSigningKeyHex)
 	}

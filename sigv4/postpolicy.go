@@ -1,11 +1,10 @@
 package sigv4
 
 import (
-	"encoding/base64"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/s3cond/s3cond/internal/postform"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -15,19 +14,19 @@ import (
 // x-amz-signature, the hex HMAC-SHA256 of the base64 policy under the
 // client key's SigV4 signing key. Nothing else of the request is signed, so
 // everything the upload does must be pinned by the policy: S3 refuses a form
-// field that no condition names, and so does s3cond.
+// field that no condition names, and so does s3cond. The signature is
+// checked here; the policy's document and conditions are
+// internal/postform's, as is reading the form.
 
 // Form field names (lower case: S3 matches form field names without regard
 // to case).
 const (
-	postFieldPolicy     = "policy"
+	postFieldPolicy     = postform.FieldPolicy
 	postFieldAlgorithm  = "x-amz-algorithm"
 	postFieldCredential = "x-amz-credential"
 	postFieldDate       = "x-amz-date"
-	postFieldSignature  = "x-amz-signature"
-	postFieldBucket     = "bucket"
-	postFieldKey        = "key"
-	postIgnorePrefix    = "x-ignore-"
+	postFieldSignature  = postform.FieldSignature
+	postFieldKey        = postform.FieldKey
 )
 
 // postAuthFields are the fields of a SigV4 POST, in the order S3 asks for
@@ -52,30 +51,7 @@ type PostAuth struct {
 	// caller decides (S3 allows that only on a publicly writable bucket).
 	Anonymous bool
 	// Length is the policy's content-length-range; nil when it has none.
-	Length *LengthRange
-}
-
-// LengthRange is a content-length-range condition: the file's size in
-// bytes must lie within [Min, Max].
-type LengthRange struct{ Min, Max int64 }
-
-// Check answers S3's 400 EntityTooSmall / EntityTooLarge for a size outside
-// the range, in the words S3 sends (its error table's "... allowed object
-// size." is not what it answers).
-func (l *LengthRange) Check(size int64) error {
-	switch {
-	case l == nil:
-		return nil
-	case size < l.Min:
-		return s3err.Newf(s3err.EntityTooSmall, "Your proposed upload is smaller than the minimum allowed size").
-			With("ProposedSize", strconv.FormatInt(size, 10)).
-			With("MinSizeAllowed", strconv.FormatInt(l.Min, 10))
-	case size > l.Max:
-		return s3err.Newf(s3err.EntityTooLarge, "Your proposed upload exceeds the maximum allowed size").
-			With("ProposedSize", strconv.FormatInt(size, 10)).
-			With("MaxSizeAllowed", strconv.FormatInt(l.Max, 10))
-	}
-	return nil
+	Length *postform.LengthRange
 }
 
 // VerifyPost checks a POST Object form: its signature (in constant time),
@@ -125,14 +101,14 @@ func (v *Verifier) verifyPost(form PostForm) (*PostAuth, *s3err.Error) {
 			With("SignatureProvided", f[postFieldSignature]).
 			With("StringToSignBytes", spacedHex(policy))
 	}
-	doc, perr := parsePolicy(policy)
+	doc, perr := postform.ParsePolicy(policy)
 	if perr != nil {
 		return nil, perr
 	}
-	if !v.now().Before(doc.expiration) {
+	if !v.now().Before(doc.Expiration()) {
 		return nil, s3err.Newf(s3err.AccessDenied, "Invalid according to Policy: Policy expired.")
 	}
-	length, perr := doc.check(form)
+	length, perr := doc.Check(form.Fields, form.Bucket, form.Key)
 	if perr != nil {
 		return nil, perr
 	}
@@ -189,19 +165,3 @@ func missingPostField(name string) *s3err.Error {
 
 // MissingPostKey is the error for a form without a key field.
 func MissingPostKey() error { return missingPostField(postFieldKey) }
-
-// decodePolicy base64-decodes the policy field.
-func decodePolicy(policy string) ([]byte, *s3err.Error) {
-	if policy == "" {
-		return nil, invalidPolicy("Invalid Policy: Expecting '{' but found End-of-Input")
-	}
-	raw, err := base64.StdEncoding.DecodeString(policy)
-	if err != nil {
-		return nil, invalidPolicy("Invalid Policy: invalid Base64 encoding.")
-	}
-	return raw, nil
-}
-
-func invalidPolicy(message string) *s3err.Error {
-	return s3err.Newf(s3err.InvalidPolicyDocument, "%s", message)
-}

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -34,7 +34,7 @@ func testVerifier() *Verifier {
 
 // sdkSigner is aws-sdk-go-v2's signer configured as its S3 client uses it:
 // it stands for a real S3 client signing a request.
-var sdkSigner = v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
+var sdkSigner = testkit.S3Signer()
 
 type signOptions struct {
 	accessKey, secret, region, service string

@@ -5,6 +5,7 @@
 //	s3cond table create --config FILE                  create the DynamoDB lease table (idempotent); with etcd, check the cluster
 //	s3cond check-config --config FILE                  validate and print the effective config, secrets masked
 //	s3cond probe --bucket B --config FILE | --endpoint URL ...   measure which conditions the store honours
+//	s3cond leases list|show|release ...              inspect lease rows; free one whose holder is known dead
 //	s3cond version
 //
 // main → serve → app.Build (internal/app) wires proxy.New; a request's
@@ -61,6 +62,8 @@ func run(ctx context.Context, args, env []string, stdout, stderr io.Writer) erro
 		return checkConfig(ctx, args, env, stdout)
 	case "probe":
 		return probeCommand(ctx, args, env, stdout, stderr)
+	case "leases":
+		return leasesCommand(ctx, args, env, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "s3cond", version)
 		return nil
@@ -76,6 +79,9 @@ const usage = `usage:
   s3cond table create --config FILE                  create the DynamoDB lease table (idempotent); with etcd, check the cluster
   s3cond check-config --config FILE                  validate and print the effective config, secrets masked
   s3cond probe --bucket B (--config FILE [--backend NAME] | --endpoint URL ...)   measure which conditions the store honours
+  s3cond leases list [--config FILE | --admin URL] [--prefix P] [--held]   list lease rows (key, ETag, owner, generation, age)
+  s3cond leases show [--config FILE | --admin URL] BUCKET/KEY               one key's lease rows
+  s3cond leases release [--config FILE] --generation N --yes BUCKET/KEY     free a row whose holder is known dead
   s3cond version
 `
 

@@ -3,16 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -93,42 +89,10 @@ func TestTableCreateNeedsDynamoDB(t *testing.T) {
 	}
 }
 
-// selfSignedPair writes a certificate for 127.0.0.1 and its key into dir.
-func selfSignedPair(t *testing.T, dir string) (certFile, keyFile string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	template := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "s3cond-test"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile
-}
-
 func TestServeTLSWithAdminListenerAndShutdown(t *testing.T) {
 	dir := t.TempDir()
-	certFile, keyFile := selfSignedPair(t, dir)
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	testkit.WriteSelfSigned(t, certFile, keyFile, "127.0.0.1")
 	listen, adminListen := testservers.FreeAddr(t), testservers.FreeAddr(t)
 	env := []string{
 		"S3COND_DATA_DIR=" + filepath.Join(dir, "data"),
@@ -143,25 +107,17 @@ func TestServeTLSWithAdminListenerAndShutdown(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- run(ctx, []string{"serve"}, env, io.Discard, io.Discard) }()
 
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get("http://" + adminListen + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
+	// serve reports no event when it listens: ask its admin listener.
+	ready, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	testkit.Eventually(ready, t, "/readyz to answer 200", func(ctx context.Context) error {
 		select {
 		case err := <-served:
 			t.Fatalf("serve ended before it was ready: %v", err)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz never answered 200 (last error %v)", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return getStatus(ctx, "http://"+adminListen+"/readyz", http.StatusOK)
+	})
 
 	pool := x509.NewCertPool()
 	certPEM, err := os.ReadFile(certFile)
@@ -218,4 +174,21 @@ func TestServeStartupErrorsNameTheKey(t *testing.T) {
 			t.Errorf("%v: want one line starting %s:, got %v", c.env, c.want, err)
 		}
 	}
+}
+
+// getStatus is nil if a GET of url answers want.
+func getStatus(ctx context.Context, url string, want int) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != want {
+		return fmt.Errorf("status %d, want %d", resp.StatusCode, want)
+	}
+	return nil
 }

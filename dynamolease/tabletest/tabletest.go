@@ -1,6 +1,9 @@
 // Package tabletest is the one conformance suite every dynamolease.Table
-// implementation must pass: the same assertions run against the in-memory
-// table, the bbolt file and DynamoDB as emulated by moto and dynalite.
+// implementation must pass: each store's own package runs the same
+// assertions against it (the in-memory table in dynamolease, the bbolt file
+// in boltstore, DynamoDB as emulated by moto and dynalite in dynamostore,
+// etcd in etcdstore), with the checks and benchmarks every store shares
+// (HeldThenTakenOver, HotKey, DistinctKeys).
 package tabletest
 
 import (

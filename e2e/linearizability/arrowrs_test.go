@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/dynamostore"
 	"github.com/s3cond/s3cond/e2e"
 	"github.com/s3cond/s3cond/internal/arrowrs"
 )
@@ -24,7 +24,7 @@ func TestArrowRSClientAndS3condBlockEachOther(t *testing.T) {
 		Env: []string{"S3COND_LEASE_DYNAMODB_KEY_FORMAT=arrow-rs", "S3COND_LEASE_DYNAMODB_BUCKET=" + testBucket}})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ddb, err := dynamolease.NewDynamoClient(ctx, e2e.Region, c.Moto.Endpoint,
+	ddb, err := dynamostore.NewClient(ctx, e2e.Region, c.Moto.Endpoint,
 		credentials.NewStaticCredentialsProvider("testing", "testing", ""))
 	if err != nil {
 		t.Fatal(err)

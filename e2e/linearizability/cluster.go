@@ -77,6 +77,11 @@ type ClusterOptions struct {
 	// Direct starts no s3cond: the clients talk to the store itself with
 	// its own key (the control that shows what the store alone does).
 	Direct bool
+	// ContainerHostname, when set, runs every s3cond as a container runs
+	// it: PID 1 of a PID namespace of its own, with this hostname (needs
+	// root). All of them, and each restarted in place, have one hostname
+	// and PID.
+	ContainerHostname string
 	// BuildTags, when set, runs an s3cond built with these tags (the
 	// negative controls' deliberately unsafe protocols).
 	BuildTags string
@@ -107,6 +112,8 @@ type Cluster struct {
 
 	env []string
 	bin string // the s3cond binary; "" for the module's own build
+	// containerHostname is ClusterOptions.ContainerHostname.
+	containerHostname string
 }
 
 // NewCluster starts everything and creates the bucket.
@@ -115,7 +122,8 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	if opts.Proxies == 0 {
 		opts.Proxies = 1
 	}
-	c := &Cluster{Cred: e2e.Credentials{AccessKey: clientKey, Secret: clientSecret}, Bucket: testBucket}
+	c := &Cluster{Cred: e2e.Credentials{AccessKey: clientKey, Secret: clientSecret}, Bucket: testBucket,
+		containerHostname: opts.ContainerHostname}
 	c.Store, c.Backend = e2e.StartStore(t, opts.Backend)
 	backendEndpoint := c.Store.Endpoint
 	if opts.DelayBackend {
@@ -207,6 +215,13 @@ func (c *Cluster) startProxy(t testing.TB, monotonicOffset time.Duration) *tests
 	admin := testservers.FreeAddr(t)
 	c.AdminAddrs = append(c.AdminAddrs, admin)
 	env := append(slices.Clone(c.env), "S3COND_ADMIN_LISTEN="+admin)
+	if c.containerHostname != "" {
+		bin := c.bin
+		if bin == "" {
+			bin = testservers.BuildS3cond(t)
+		}
+		return testservers.StartS3condBinaryAsPID1(t, bin, c.containerHostname, text, env...)
+	}
 	if monotonicOffset == 0 && c.bin != "" {
 		return testservers.StartS3condBinary(t, c.bin, text, env...)
 	}

@@ -3,6 +3,7 @@ package linearizability
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3cond/s3cond/e2e"
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // Each test here injects one fault and checks the outcome the contract
@@ -201,15 +203,23 @@ func TestBackendDownAnswersGatewayError(t *testing.T) {
 }
 
 func TestClientDisconnectMidUploadStoresNothing(t *testing.T) {
-	c := NewCluster(t, ClusterOptions{LeaseTimeout: longLease})
+	c := NewCluster(t, ClusterOptions{LeaseTimeout: longLease, DelayBackend: true})
 	upload := StartHeldUpload(context.Background(), c.Proxies[0].Endpoint, c.Cred, c.Bucket, "k",
-		http.Header{"If-None-Match": {"*"}}, Body("partial", heldBodySize), heldBodySize/2, nil)
-	time.Sleep(300 * time.Millisecond) // let s3cond stream the first half to the backend
+		http.Header{"If-None-Match": {"*"}}, Body("partial", heldBodySize), heldBodySize/2, c.Delay)
+	// s3cond streams the first half to the backend.
+	conn, err := backendConnCarrying(c.Delay, upload.connsAtStart, heldBodySize/2-1, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
 	upload.Abandon()
 	if _, err := upload.Wait(15 * time.Second); err == nil {
 		t.Fatal("the abandoned upload got an answer as if it had completed")
 	}
-	time.Sleep(300 * time.Millisecond) // s3cond notices and aborts the backend request
+	select { // s3cond notices and aborts the backend request
+	case <-conn.Done():
+	case <-time.After(15 * time.Second):
+		t.Fatal("s3cond kept the abandoned upload's backend connection open")
+	}
 	requireBackendValue(t, c, "k", "")
 	requireCreateWithoutLeftoverLease(t, c.Client(0, 15*time.Second), c.Bucket, "k", "next")
 	requireBackendValue(t, c, "k", "next")
@@ -288,19 +298,19 @@ func TestKilledHolderEmbeddedStoreAfterMachineRestart(t *testing.T) {
 		t.Fatalf("list while conditional writes are refused: %v", err)
 	}
 
-	for {
-		resp := rawConditionalPut(t, c, "k")
-		if resp.Status == http.StatusOK {
-			break
-		}
-		if resp.Status != http.StatusServiceUnavailable {
+	// The restarted process tells nothing: ask it.
+	testkit.Within(t, time.Until(restarted.Add(recovery+10*time.Second)), "a conditional write to succeed after the restart",
+		func(context.Context) error {
+			resp := rawConditionalPut(t, c, "k")
+			switch resp.Status {
+			case http.StatusOK:
+				return nil
+			case http.StatusServiceUnavailable:
+				return fmt.Errorf("still refused %s after the restart", time.Since(restarted))
+			}
 			t.Fatalf("conditional PUT while the lease file recovers: %d %s", resp.Status, resp.Body)
-		}
-		if time.Since(restarted) > recovery+10*time.Second {
-			t.Fatalf("conditional writes still refused %s after the restart", time.Since(restarted))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+			return nil
+		})
 	if waited := time.Since(restarted); waited < recovery {
 		t.Fatalf("a conditional write succeeded %s after the restart, before timeout × skew = %s", waited, recovery)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/s3cond/s3cond/e2e"
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -79,19 +80,24 @@ func (u *HeldUpload) Wait(timeout time.Duration) (*e2e.RawResponse, error) {
 // still for a moment: the connection of the held upload, with s3cond
 // waiting for more body.
 func backendConnCarrying(delay *testservers.DelayProxy, before map[*testservers.ProxyConn]int64, min int64, within time.Duration) (*testservers.ProxyConn, error) {
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	var carrying *testservers.ProxyConn
+	err := testkit.Poll(ctx, func(context.Context) error {
 		for _, c := range delay.Conns() {
 			if n := c.BytesUp(); n-before[c] >= min {
+				// s3cond reports nothing: a connection that stays
+				// still is one where it waits for more body.
 				time.Sleep(200 * time.Millisecond)
 				if c.BytesUp() == n {
-					return c, nil
+					carrying = c
+					return nil
 				}
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return nil, fmt.Errorf("no backend connection carried %d bytes within %s", min, within)
+		return fmt.Errorf("no backend connection carried %d bytes", min)
+	})
+	return carrying, err
 }
 
 // HoldAtBackend sends the rest of u's body and keeps its final bytes in
@@ -115,15 +121,16 @@ func (u *HeldUpload) HoldAtBackend(delay *testservers.DelayProxy, within time.Du
 		return nil, fmt.Errorf("the backend connection carries no request head")
 	}
 	u.SendRest()
-	want := bodyStart + int64(len(u.body))
-	deadline := time.Now().Add(within)
-	for conn.BytesUp() < want {
-		if time.Now().After(deadline) {
-			conn.Resume()
-			return nil, fmt.Errorf("s3cond sent %d of the %d body bytes to the backend within %s",
-				conn.BytesUp()-bodyStart, len(u.body), within)
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	if err := testkit.Poll(ctx, func(context.Context) error {
+		if sent := conn.BytesUp() - bodyStart; sent < int64(len(u.body)) {
+			return fmt.Errorf("s3cond sent %d of the %d body bytes to the backend", sent, len(u.body))
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
+	}); err != nil {
+		conn.Resume()
+		return nil, err
 	}
 	return conn, nil
 }

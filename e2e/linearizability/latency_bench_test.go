@@ -48,6 +48,8 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 			b.Run("create", f.each(f.create))
 			b.Run("cas-chain", f.each(f.casChain()))
 			b.Run("lose-412", f.each(f.lose))
+			b.Run("copy-create", f.each(f.copyCreate))
+			b.Run("complete-create", f.each(f.completeCreate))
 			b.Run("deleteobjects-1000", f.each(f.deleteObjects))
 			b.Run("hot-cas-8", f.hotKey)
 		})
@@ -104,7 +106,9 @@ func (f *floorBench) key(prefix string) string {
 
 func (f *floorBench) timedPut(b *testing.B, in *s3.PutObjectInput) (time.Duration, *s3.PutObjectOutput, error) {
 	in.Bucket = aws.String(f.c.Bucket)
-	in.Body = strings.NewReader(string(Body(*in.Key, 4<<10)))
+	// Every write's body differs, so its ETag does: a CAS chain of one
+	// body over and over would meet the row of its last write again.
+	in.Body = strings.NewReader(string(Body(fmt.Sprintf("%s#%d", *in.Key, f.seq.Add(1)), 4<<10)))
 	start := time.Now()
 	out, err := f.client.PutObject(context.Background(), in)
 	return time.Since(start), out, err
@@ -146,9 +150,11 @@ func (f *floorBench) casChain() func(b *testing.B) time.Duration {
 }
 
 func (f *floorBench) lose(b *testing.B) time.Duration {
-	key := "floor/lose"
+	// A fresh key and wrong ETag each time: a losing CAS meets no row of
+	// an earlier one.
+	key := f.key("lose")
 	f.prepare(b, key)
-	took, _, err := f.timedPut(b, &s3.PutObjectInput{Key: aws.String(key), IfMatch: aws.String(`"00000000000000000000000000000000"`)})
+	took, _, err := f.timedPut(b, &s3.PutObjectInput{Key: aws.String(key), IfMatch: aws.String(fmt.Sprintf(`"%032x"`, f.seq.Add(1)))})
 	if e2e.HTTPStatus(err) != http.StatusPreconditionFailed {
 		b.Fatalf("a CAS on a wrong ETag answered %v, want 412", err)
 	}
@@ -220,7 +226,7 @@ func (f *floorBench) hotKey(b *testing.B) {
 					return
 				}
 				_, err = client.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(f.c.Bucket), Key: aws.String(key),
-					IfMatch: head.ETag, Body: strings.NewReader("hot")})
+					IfMatch: head.ETag, Body: strings.NewReader(fmt.Sprintf("hot %d", f.seq.Add(1)))})
 				switch status := e2e.HTTPStatus(err); {
 				case err == nil:
 					commits.Add(1)

@@ -2,6 +2,7 @@ package linearizability
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3cond/s3cond/e2e"
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // s3cond's lease defaults (docs/configuration.md), which these tests run
@@ -96,16 +98,18 @@ func TestLinearizableWhenHolderKilledWithDefaultSettings(t *testing.T) {
 	w := Workload{Cluster: c, Keys: threeKeys, Clients: 6, OpTimeout: defaultWaitBudget + 10*time.Second,
 		Pace: 50 * time.Millisecond}
 	started := rec.Elapsed()
-	deadline := started + defaultTakeover + defaultWaitBudget
 	ctx, stop := context.WithCancel(context.Background())
 	go func() {
 		defer stop()
-		for rec.Elapsed() < deadline {
-			if _, ok := rec.FirstSuccessfulWrite("k1"); ok {
-				time.Sleep(2 * time.Second) // a little history after the takeover
-				return
+		takeover, cancel := context.WithTimeout(ctx, defaultTakeover+defaultWaitBudget)
+		defer cancel()
+		if testkit.Poll(takeover, func(context.Context) error {
+			if _, ok := rec.FirstSuccessfulWrite("k1"); !ok {
+				return errors.New("no write of k1 has succeeded")
 			}
-			time.Sleep(100 * time.Millisecond)
+			return nil
+		}) == nil {
+			time.Sleep(2 * time.Second) // a little history after the takeover
 		}
 	}()
 	counters := w.Run(ctx, rec)

@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -62,7 +61,9 @@ type App struct {
 	Embedded *embedded.Server
 	// conditional exposes the start-up probes' verdicts (conditional.go).
 	conditional *conditionalMetrics
-	closers     []func(context.Context) error
+	// leaseTable is the lease store as opened, for GET /leases (leases.go).
+	leaseTable dynamolease.Table
+	closers    []func(context.Context) error
 }
 
 // Close stops the embedded store and closes the lease store, in reverse order of opening.
@@ -107,7 +108,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	}
 	a.Readiness = admin.NewReadiness(probeTimeout, readinessCacheFor,
 		append([]admin.Probe{{Name: "lease_store", Check: leaseProbe}}, probes...)...)
-	a.AdminHandler = admin.Handler(a.Registry, a.Readiness)
+	a.AdminHandler = withLeaseListing(admin.Handler(a.Registry, a.Readiness), a.leaseTable, cfg.Lease)
 	keyring := access.NewKeyring(cfg.Keys, access.AnonymousRead(cfg.Anonymous.Buckets))
 	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
 	verifier.MaxSkew = cfg.Server.MaxSkew
@@ -119,6 +120,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		BucketBackends:     bucketBackends,
 		Leases:             committer,
 		LeaseTimeout:       cfg.Lease.Timeout,
+		MinStoreThroughput: cfg.Lease.MinStoreMiBPerSecond * (1 << 20),
 		SerializeAllWrites: cfg.Lease.SerializesAllWrites,
 		Domain:             cfg.Server.Domain,
 		Log:                log,
@@ -176,7 +178,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if key == "backend" {
 		a.BackendEndpoint = endpoint
 	}
-	native, err := a.conditionalMode(ctx, b, key, creds, log)
+	native, storeChecks, err := a.conditionalMode(ctx, b, key, creds, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,6 +197,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		ForwardChecksums:        b.Checksums == config.ChecksumsForward,
 		ForwardPayloadHash:      b.PayloadHash == config.PayloadHashForward,
 		NativeConditional:       native,
+		StoreChecks:             storeChecks,
 		FramedConditionalBodies: b.ConditionalBodyFraming == config.BodyFramingAWSChunked,
 		KeyPolicy:               keyPolicy,
 		Identity:                backendIdentity(ctx, creds, log),
@@ -286,38 +289,11 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 		Owner:    dynamolease.DefaultOwner(),
 		Observer: m,
 	}
-	var table dynamolease.Table
-	switch cfg.Lease.Store {
-	case config.LeaseStoreMemory:
-		table = dynamolease.NewMemTable()
-	case config.LeaseStoreDynamoDB:
-		client, err := newDynamoClient(ctx, cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		table = newDynamoLeaseTable(client, cfg)
-	case config.LeaseStoreEtcd:
-		etcd, err := a.openEtcdTable(cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		table = etcd
-	default:
-		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-			return nil, nil, fmt.Errorf("data_dir: %w", err)
-		}
-		bolt, err := dynamolease.OpenBolt(cfg.LeasePath(), dynamolease.BoltOptions{Lease: opts, Log: log.With().Str("component", "lease").Logger()})
-		if err != nil {
-			return nil, nil, fmt.Errorf("lease.path: open the embedded lease store: %w", err)
-		}
-		if why, writableAt, discarded := bolt.Discarded(); discarded {
-			log.Warn().Str("lease_file", cfg.LeasePath()).Str("why", why).Time("conditional_writes_resume", writableAt).
-				Msg("the embedded lease file cannot be trusted (see why) and starts afresh; conditional writes get 503 until any lease recorded in the old one has expired")
-		}
-		stopSweeping := sweepPeriodically(bolt, cfg.Lease.TTL, log)
-		a.closers = append(a.closers, func(context.Context) error { stopSweeping(); return bolt.Close() })
-		table = bolt
+	table, err := a.openLeaseTable(ctx, cfg, opts, log)
+	if err != nil {
+		return nil, nil, err
 	}
+	a.leaseTable = table
 	probe := func(ctx context.Context) error {
 		if _, err := table.Get(ctx, readinessProbeKey, "*"); err != nil {
 			return fmt.Errorf("read a lease row: %w", err)
@@ -325,31 +301,4 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 		return nil
 	}
 	return dynamolease.NewCommitter(m.InstrumentTable(table), opts, log.With().Str("component", "lease").Logger()), probe, nil
-}
-
-// sweepPeriodically removes expired rows from the embedded lease store, the
-// work DynamoDB's TTL does for a shared table; without it the file only grows.
-func sweepPeriodically(bolt *dynamolease.BoltTable, ttl time.Duration, log zerolog.Logger) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	interval := max(ttl/4, time.Minute)
-	go func() {
-		defer close(done)
-		ticker := time.NewTicker(interval)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-ticker.C:
-				n, err := bolt.Sweep(ctx, time.Now())
-				if err != nil {
-					log.Warn().Err(err).Msg("sweeping expired leases")
-				} else if n > 0 {
-					log.Debug().Int("removed", n).Msg("swept expired leases")
-				}
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
 }

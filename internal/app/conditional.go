@@ -11,6 +11,7 @@ import (
 
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/probe"
+	"github.com/s3cond/s3cond/proxy"
 )
 
 // startupProbeTimeout bounds the start-up probe of one backend: s3cond
@@ -43,7 +44,11 @@ func newConditionalMetrics(reg prometheus.Registerer) *conditionalMetrics {
 // forwarded natively: lease and unverified native as configured; auto and
 // native after a probe of the store. A native store the probe finds
 // wanting is an error naming the capability.
-func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, err error) {
+//
+// In lease mode after a probe, checks are the conditions the store was
+// found to evaluate right one request at a time: leased writes still send
+// them (proxy.StoreChecks).
+func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, checks proxy.StoreChecks, err error) {
 	if a.conditional == nil {
 		a.conditional = newConditionalMetrics(a.Registry)
 	}
@@ -58,7 +63,7 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 		}
 	}()
 	if !b.Probes() {
-		return b.Conditional == config.ConditionalNative, nil
+		return b.Conditional == config.ConditionalNative, checks, nil
 	}
 	rep, err := probe.Run(ctx, probe.Options{
 		Endpoint:    b.Endpoint,
@@ -72,7 +77,7 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 		},
 	})
 	if err != nil {
-		return false, fmt.Errorf("%s: probe the store: %w", key, err)
+		return false, checks, fmt.Errorf("%s: probe the store: %w", key, err)
 	}
 	for _, name := range probe.AllCapabilities {
 		r := rep.Capabilities[name]
@@ -82,7 +87,7 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 	wanting := probe.FirstWanting(rep.Capabilities)
 	if b.Conditional == config.ConditionalNative && wanting != "" {
 		r := rep.Capabilities[wanting]
-		return false, fmt.Errorf("%s.conditional: native, but the store's %s is %s (%s); use auto or lease, or set %s.native_unverified: true (dangerous: writes can be lost)",
+		return false, checks, fmt.Errorf("%s.conditional: native, but the store's %s is %s (%s); use auto or lease, or set %s.native_unverified: true (dangerous: writes can be lost)",
 			key, wanting, r.Verdict, r.Detail, key)
 	}
 	native = wanting == ""
@@ -91,5 +96,30 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 		ev = ev.Str("not_native", wanting)
 	}
 	ev.Msg("conditional writes: " + map[bool]string{true: "native", false: "lease"}[native])
-	return native, nil
+	if !native {
+		checks = storeChecks(rep.Capabilities)
+		log.Info().Str("backend", b.Name).Strs("store_checks", checks.Names()).
+			Msg("leased writes still send the store the conditions it checks right itself")
+	}
+	return native, checks, nil
+}
+
+// storeChecks are the write conditions whose probe verdict shows the store
+// evaluates them right one request at a time (native, or racy: right
+// sequentially, which is all a late write meets).
+func storeChecks(caps map[string]probe.Result) proxy.StoreChecks {
+	right := func(name string) bool {
+		v := caps[name].Verdict
+		return v == probe.Native || v == probe.Racy
+	}
+	checks := proxy.StoreChecks{IfNoneMatch: map[proxy.Operation]bool{}, IfMatch: map[proxy.Operation]bool{}}
+	for op, names := range map[proxy.Operation][2]string{
+		proxy.PutObject:               {probe.PutIfNoneMatch, probe.PutIfMatch},
+		proxy.CopyObject:              {probe.CopyIfNoneMatch, probe.CopyIfMatch},
+		proxy.CompleteMultipartUpload: {probe.CompleteIfNoneMatch, probe.CompleteIfMatch},
+	} {
+		checks.IfNoneMatch[op] = right(names[0])
+		checks.IfMatch[op] = right(names[1])
+	}
+	return checks
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/dynamostore"
 	"github.com/s3cond/s3cond/internal/config"
-	"github.com/s3cond/s3cond/s3err"
 )
 
 func newDynamoClient(ctx context.Context, cfg *config.Config) (*dynamodb.Client, error) {
@@ -19,7 +19,7 @@ func newDynamoClient(ctx context.Context, cfg *config.Config) (*dynamodb.Client,
 	if err != nil {
 		return nil, fmt.Errorf("lease.dynamodb.credentials: %w", err)
 	}
-	client, err := dynamolease.NewDynamoClient(ctx, d.Region, d.Endpoint, creds)
+	client, err := dynamostore.NewClient(ctx, d.Region, d.Endpoint, creds)
 	if err != nil {
 		return nil, fmt.Errorf("lease.dynamodb: %w", err)
 	}
@@ -33,8 +33,8 @@ func CreateTable(ctx context.Context, cfg *config.Config, log zerolog.Logger) er
 	if err != nil {
 		return err
 	}
-	err = dynamolease.CreateTable(ctx, client, cfg.Lease.DynamoDB.Table)
-	if errors.Is(err, dynamolease.ErrTTLUnavailable) {
+	err = dynamostore.CreateTable(ctx, client, cfg.Lease.DynamoDB.Table)
+	if errors.Is(err, dynamostore.ErrTTLUnavailable) {
 		log.Warn().Err(err).Str("table", cfg.Lease.DynamoDB.Table).
 			Msg("the lease table works, but its TTL could not be enabled: lease rows stay until removed by hand")
 		return nil
@@ -43,36 +43,13 @@ func CreateTable(ctx context.Context, cfg *config.Config, log zerolog.Logger) er
 }
 
 // newDynamoLeaseTable is the lease table of cfg on client, its rows named
-// as lease.dynamodb.key_format says.
-func newDynamoLeaseTable(client dynamolease.DynamoAPI, cfg *config.Config) dynamolease.Table {
+// as lease.dynamodb.key_format says. An arrow-rs keyed table refuses leases
+// on other buckets than its own as unsupported: the proxy answers 501
+// NotImplemented rather than the 503 of a failing store.
+func newDynamoLeaseTable(client dynamostore.API, cfg *config.Config) dynamolease.Table {
 	d := cfg.Lease.DynamoDB
 	if d.KeyFormat != config.KeyFormatArrowRS {
-		return dynamolease.NewDynamoTable(client, d.Table)
+		return dynamostore.New(client, d.Table)
 	}
-	return withOneBucketBatches(oneBucketTable{dynamolease.NewDynamoTable(client, d.Table, dynamolease.WithArrowRSKeys(d.Bucket))})
-}
-
-// oneBucketTable answers a lease on another bucket than the one an arrow-rs
-// keyed table serves with 501 NotImplemented (the proxy passes an S3 error
-// in the chain through), rather than the 503 of a failing lease store: the
-// request can never succeed, and retrying is pointless.
-type oneBucketTable struct{ dynamolease.Table }
-
-func (t oneBucketTable) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
-	existing, err := t.Table.Create(ctx, r)
-	return existing, notImplementedForOtherBuckets(err)
-}
-
-func (t oneBucketTable) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
-	current, err := t.Table.Replace(ctx, r, seen)
-	return current, notImplementedForOtherBuckets(err)
-}
-
-func notImplementedForOtherBuckets(err error) error {
-	if !errors.Is(err, dynamolease.ErrOtherBucket) {
-		return err
-	}
-	e := s3err.Newf(s3err.NotImplemented, "Conditional writes on this bucket are not supported: the lease table is keyed in arrow-rs format for one other bucket.")
-	e.Cause = err
-	return e
+	return dynamostore.New(client, d.Table, dynamostore.WithArrowRSKeys(d.Bucket))
 }

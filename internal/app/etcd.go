@@ -6,13 +6,13 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/etcdstore"
 	"github.com/s3cond/s3cond/internal/config"
 )
 
 func newEtcdClient(cfg *config.Config) (*clientv3.Client, error) {
 	e := cfg.Lease.Etcd
-	client, err := dynamolease.NewEtcdClient(dynamolease.EtcdClientOptions{
+	client, err := etcdstore.NewClient(etcdstore.ClientOptions{
 		Endpoints:   e.Endpoints,
 		Username:    e.Username,
 		Password:    e.Password,
@@ -29,15 +29,15 @@ func newEtcdClient(cfg *config.Config) (*clientv3.Client, error) {
 
 // openEtcdTable connects to the etcd cluster of cfg; the App closes the
 // client when it closes.
-func (a *App) openEtcdTable(cfg *config.Config) (*dynamolease.EtcdTable, error) {
+func (a *App) openEtcdTable(cfg *config.Config) (*etcdstore.Table, error) {
 	client, err := newEtcdClient(cfg)
 	if err != nil {
 		return nil, err
 	}
 	a.closers = append(a.closers, func(context.Context) error { return client.Close() })
-	return dynamolease.NewEtcdTable(client,
-		dynamolease.WithEtcdPrefix(cfg.Lease.Etcd.Prefix),
-		dynamolease.WithEtcdCallTimeout(cfg.Lease.Etcd.RequestTimeout)), nil
+	return etcdstore.New(client,
+		etcdstore.WithPrefix(cfg.Lease.Etcd.Prefix),
+		etcdstore.WithCallTimeout(cfg.Lease.Etcd.RequestTimeout)), nil
 }
 
 // CheckEtcd is `s3cond table create` for the etcd store: there is nothing
@@ -50,8 +50,8 @@ func CheckEtcd(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	defer client.Close()
-	table := dynamolease.NewEtcdTable(client, dynamolease.WithEtcdPrefix(cfg.Lease.Etcd.Prefix),
-		dynamolease.WithEtcdCallTimeout(cfg.Lease.Etcd.RequestTimeout))
+	table := etcdstore.New(client, etcdstore.WithPrefix(cfg.Lease.Etcd.Prefix),
+		etcdstore.WithCallTimeout(cfg.Lease.Etcd.RequestTimeout))
 	if _, err := table.Get(ctx, readinessProbeKey, "*"); err != nil {
 		return fmt.Errorf("lease.etcd: the cluster at %v does not answer: %w", cfg.Lease.Etcd.Endpoints, err)
 	}

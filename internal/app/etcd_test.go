@@ -34,22 +34,8 @@ func TestEtcdStoreWithoutQuorum(t *testing.T) {
 		return do(t, signed(t, http.MethodPut, s3.URL+"/etcd-bucket/"+key, strings.NewReader(body), header))
 	}
 	create := http.Header{"If-None-Match": {"*"}}
-	waitReady := func(want bool, what string) {
-		t.Helper()
-		deadline := time.Now().Add(readinessCacheFor + 2*probeTimeout + 10*time.Second)
-		for {
-			report := a.Readiness.Check(ctx)
-			if report.Ready() == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: readiness still %v:\n%s", what, report.Ready(), report)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
 
-	waitReady(true, "with quorum")
+	waitReadiness(ctx, t, a, true, "with quorum")
 	if status, body := put("k", "v1", create); status != http.StatusOK {
 		t.Fatalf("conditional create: %d %s", status, body)
 	}
@@ -70,7 +56,7 @@ func TestEtcdStoreWithoutQuorum(t *testing.T) {
 	if status, body := put("plain", "p1", nil); status != http.StatusOK {
 		t.Fatalf("unconditional PUT without quorum: %d %s", status, body)
 	}
-	waitReady(false, "without quorum")
+	waitReadiness(ctx, t, a, false, "without quorum")
 	if report := a.Readiness.Check(ctx).String(); !contains(report, "lease_store: ") || !contains(report, "backend: ok") {
 		t.Errorf("the report should blame the lease store alone:\n%s", report)
 	}
@@ -79,7 +65,7 @@ func TestEtcdStoreWithoutQuorum(t *testing.T) {
 	if err := cluster.WaitLeader(30 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	waitReady(true, "with quorum back")
+	waitReadiness(ctx, t, a, true, "with quorum back")
 	if status, body := put("fresh", "after", create); status != http.StatusOK {
 		t.Fatalf("conditional create after the thaw: %d %s", status, body)
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,14 +16,7 @@ func TestServerHeaderLimits(t *testing.T) {
 	a := build(t, devConfig(t))
 	url, _, _ := startServing(t, a, time.Second)
 	get := func(pad int) (int, string) {
-		req := signed(t, http.MethodGet, url+"/some-bucket/k", nil, http.Header{"X-Custom-Header": {strings.Repeat("d", pad)}})
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
+		return do(t, signed(t, http.MethodGet, url+"/some-bucket/k", nil, http.Header{"X-Custom-Header": {strings.Repeat("d", pad)}}))
 	}
 	if status, body := get(10 << 10); status != http.StatusBadRequest || !strings.Contains(body, "<Code>RequestHeaderSectionTooLarge</Code>") {
 		t.Errorf("10 KiB header: %d %q, want S3's 400 RequestHeaderSectionTooLarge", status, body)

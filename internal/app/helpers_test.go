@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // devConfig is the development setup (embedded S3 store) in a temporary
@@ -59,11 +59,8 @@ func signedAs(t *testing.T, keyID, secret, method, url string, body io.Reader, h
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
 	creds := aws.Credentials{AccessKeyID: keyID, SecretAccessKey: secret}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Sign(t, req, creds, "UNSIGNED-PAYLOAD")
 	return req
 }
 

@@ -40,25 +40,10 @@ func TestReadinessFollowsTheLeaseStore(t *testing.T) {
 	}
 	a := build(t, cfg)
 
-	// waitFor polls past the readiness cache until the verdict is want.
-	waitFor := func(want bool, what string) {
-		t.Helper()
-		deadline := time.Now().Add(readinessCacheFor + 2*probeTimeout + 5*time.Second)
-		for {
-			report := a.Readiness.Check(ctx)
-			if report.Ready() == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: readiness still %v:\n%s", what, report.Ready(), report)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
-	waitFor(true, "with the lease store up")
+	waitReadiness(ctx, t, a, true, "with the lease store up")
 
 	moto.Kill()
-	waitFor(false, "with the lease store stopped")
+	waitReadiness(ctx, t, a, false, "with the lease store stopped")
 	if report := a.Readiness.Check(ctx); !contains(report.String(), "lease_store: ") || !contains(report.String(), "backend: ok") {
 		t.Errorf("the report should blame the lease store alone:\n%s", report)
 	}
@@ -67,5 +52,5 @@ func TestReadinessFollowsTheLeaseStore(t *testing.T) {
 	if err := CreateTable(ctx, cfg, zerolog.Nop()); err != nil { // a fresh moto starts empty
 		t.Fatalf("re-create the lease table: %v", err)
 	}
-	waitFor(true, "with the lease store back")
+	waitReadiness(ctx, t, a, true, "with the lease store back")
 }

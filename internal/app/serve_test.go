@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,6 +45,19 @@ func (b *slowBody) Read(p []byte) (int, error) {
 
 type serveResult struct{ err error }
 
+// closeReporter is a listener that reports when Serve has closed it.
+type closeReporter struct {
+	net.Listener
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (l *closeReporter) Close() error {
+	err := l.Listener.Close()
+	l.once.Do(func() { close(l.closed) })
+	return err
+}
+
 // announceRequests makes a's handler report each request it starts on the
 // returned channel, so a test knows the server holds it.
 func announceRequests(a *App) <-chan struct{} {
@@ -58,7 +72,11 @@ func announceRequests(a *App) <-chan struct{} {
 
 func startServing(t *testing.T, a *App, grace time.Duration) (url string, stop context.CancelFunc, done <-chan serveResult) {
 	t.Helper()
-	ln := listen(t)
+	return serveOn(t, a, listen(t), grace)
+}
+
+func serveOn(t *testing.T, a *App, ln net.Listener, grace time.Duration) (url string, stop context.CancelFunc, done <-chan serveResult) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	result := make(chan serveResult, 1)
 	go func() {
@@ -92,7 +110,8 @@ func putAsync(t *testing.T, url string, body io.Reader, size int64, header http.
 func TestShutdownLetsAnUploadInFlightFinish(t *testing.T) {
 	a := build(t, devConfig(t))
 	arrived := announceRequests(a)
-	url, stop, done := startServing(t, a, 20*time.Second)
+	ln := &closeReporter{Listener: listen(t), closed: make(chan struct{})}
+	url, stop, done := serveOn(t, a, ln, 20*time.Second)
 	body := newSlowBody("first half, ", "second half")
 	size := int64(len("first half, second half"))
 	status := putAsync(t, url+"/shutdown-bucket/slow", body, size, http.Header{"If-None-Match": {"*"}})
@@ -100,17 +119,14 @@ func TestShutdownLetsAnUploadInFlightFinish(t *testing.T) {
 
 	stop() // SIGTERM
 	// New connections are refused while the upload is still in flight.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "http://"), time.Second)
-		if err != nil {
-			break
-		}
+	select {
+	case <-ln.closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("shutdown did not close the listener")
+	}
+	if conn, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "http://"), time.Second); err == nil {
 		conn.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("the listener still accepts connections after shutdown began")
-		}
-		time.Sleep(20 * time.Millisecond)
+		t.Fatal("the listener still accepts connections after shutdown began")
 	}
 	select {
 	case r := <-done:

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // echoBodies answers each request with its method and body, and counts the
@@ -147,8 +146,10 @@ func TestSpliceTransportResendsASmallPutOnADeadIdleConnection(t *testing.T) {
 		if got := readAndClose(t, resp); got != "PUT "+body {
 			t.Fatalf("PUT %d: backend answered %q", i, got)
 		}
+		// Returns once the backend has closed its end: the idle
+		// connection is dead, whether its FIN or a reset is what the
+		// next PUT meets.
 		f.backend.CloseClientConnections()
-		time.Sleep(10 * time.Millisecond) // let the close reach the idle socket
 	}
 	if n, d := seen.Load(), f.dials.Load(); n != 3 || d != 3 {
 		t.Fatalf("backend saw %d requests over %d connections, want 3 over 3 (each PUT once, resent whole)", n, d)

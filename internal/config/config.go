@@ -224,6 +224,12 @@ type Lease struct {
 	PollInterval     time.Duration `yaml:"poll_interval"`
 	TTL              time.Duration `yaml:"ttl"`
 	WaitBudget       time.Duration `yaml:"wait_budget"`
+	// MinStoreMiBPerSecond is the rate, in MiB/s, at which the store is
+	// assumed to copy at least: a leased CopyObject or
+	// CompleteMultipartUpload holds its lease for timeout plus its source's
+	// or parts' bytes at this rate, since the store goes on with the work
+	// after a holder that vanished.
+	MinStoreMiBPerSecond float64 `yaml:"min_store_mib_per_second"`
 	// Serialize is which writes take a lease: conditional ones only, or
 	// every write (strict mode). SerializeBuckets overrides it per client bucket.
 	Serialize        string            `yaml:"serialize"`
@@ -328,7 +334,9 @@ func Default() *Config {
 			PollInterval:     100 * time.Millisecond,
 			TTL:              time.Hour,
 			WaitBudget:       10 * time.Second,
-			Serialize:        SerializeConditionalOnly,
+			// 16 MiB/s: a 5 GiB copy holds its lease 20 s + 320 s.
+			MinStoreMiBPerSecond: 16,
+			Serialize:            SerializeConditionalOnly,
 		},
 		Admin: Admin{Listen: "127.0.0.1:9001"},
 		Log: Log{

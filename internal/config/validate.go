@@ -417,6 +417,8 @@ func (c *Config) validateLease() error {
 		return keyError("lease.wait_budget", "must be > 0")
 	case l.WaitBudget >= MaxWaitBudget:
 		return keyError("lease.wait_budget", "must be shorter than %s: the held-back body would outlast the backend's idle-request timeout", MaxWaitBudget)
+	case !(l.MinStoreMiBPerSecond > 0):
+		return keyError("lease.min_store_mib_per_second", "must be > 0: it sizes the lease of a copy or a completion by the store's slowest rate")
 	}
 	if err := oneOf("lease.serialize", l.Serialize, SerializeConditionalOnly, SerializeAllWrites); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,6 +97,9 @@ func TestFailedCompletionIsUnchanged(t *testing.T) {
 func TestAnUnfinishedUploadDoesNotHoldUpAnotherWriteOfTheKey(t *testing.T) {
 	ctx, s, c := startStoreWithClient(t)
 	url := Endpoint + "/dev-bucket/contended"
+	// Set before any connection exists, so every request sees it.
+	reading := make(chan struct{})
+	s.http.Handler = reportBodyRead(s.http.Handler, "/dev-bucket/contended", reading)
 
 	held, feed := io.Pipe()
 	first, err := http.NewRequestWithContext(ctx, http.MethodPut, url, held)
@@ -117,7 +121,11 @@ func TestAnUnfinishedUploadDoesNotHoldUpAnotherWriteOfTheKey(t *testing.T) {
 	if _, err := feed.Write([]byte("first ")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // the store is now reading the first body
+	select {
+	case <-reading:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the store never read the first upload's body")
+	}
 
 	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -212,4 +220,29 @@ func TestKeyLockWaitEndsWithTheContext(t *testing.T) {
 	if users := locks.keys["bucket/a"].users; users != 1 {
 		t.Errorf("%d users after the waiter gave up, want the holder alone", users)
 	}
+}
+
+// reportBodyRead closes reading once the store has read the first bytes of
+// a body sent to path.
+func reportBodyRead(next http.Handler, path string, reading chan<- struct{}) http.Handler {
+	var once sync.Once
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == path && r.Method == http.MethodPut {
+			r.Body = &readReporter{ReadCloser: r.Body, read: func() { once.Do(func() { close(reading) }) }}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type readReporter struct {
+	io.ReadCloser
+	read func()
+}
+
+func (r *readReporter) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if n > 0 {
+		r.read()
+	}
+	return n, err
 }

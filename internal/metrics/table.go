@@ -41,6 +41,15 @@ func (t *instrumentedTable) Replace(ctx context.Context, r dynamolease.Record, s
 	return current, err
 }
 
+// ReplaceLazily implements dynamolease.LazyReplacer, passing the hint on
+// to the table beneath.
+func (t *instrumentedTable) ReplaceLazily(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
+	start := time.Now()
+	current, err := dynamolease.ReplaceLazily(ctx, t.next, r, seen)
+	t.observe("replace", start, err)
+	return current, err
+}
+
 func (t *instrumentedTable) Get(ctx context.Context, path, etag string) (*dynamolease.Record, error) {
 	start := time.Now()
 	r, err := t.next.Get(ctx, path, etag)

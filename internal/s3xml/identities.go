@@ -1,6 +1,7 @@
 package s3xml
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -48,11 +49,15 @@ var ErrIdentityDocument = errors.New("cannot rewrite the identities of the docum
 // error of reading src or writing dst, or one wrapping
 // ErrIdentityDocument; what was written before it stays written.
 func RewriteIdentities(dst io.Writer, src io.Reader, rename func(name string) (replacement string, ok bool)) error {
-	s := &identityScanner{src: src, dst: dst, rename: rename}
+	// A listing's owners cut its text into a few hundred bytes between
+	// replacements; written one by one, each would reach the connection on
+	// its own. Gathered here, they leave in flushBytes writes.
+	out := bufio.NewWriterSize(dst, flushBytes)
+	s := &identityScanner{src: src, dst: out, rename: rename}
 	for {
 		done, err := s.step()
 		if err != nil || done {
-			return err
+			return errors.Join(err, out.Flush())
 		}
 	}
 }

@@ -77,18 +77,48 @@ func TestRewriteIdentitiesReportsTheSourceError(t *testing.T) {
 	}
 }
 
-// BenchmarkRewriteIdentities measures the rewrite of a 1000-key listing
-// page with owners, as ListObjectsV2 with fetch-owner returns it.
-func BenchmarkRewriteIdentities(b *testing.B) {
+// countingWriter stands for the client's connection: it counts the writes
+// that reach it.
+type countingWriter struct{ writes, bytes int }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	w.bytes += len(p)
+	return len(p), nil
+}
+
+// A listing whose every entry names the backend principal leaves in large
+// writes, not one per stretch between two replacements: each write reaches
+// the client's connection.
+func TestRewriteIdentitiesWritesListingsInLargeWrites(t *testing.T) {
+	src := listingWithOwners(1000)
+	var dst countingWriter
+	if err := RewriteIdentities(&dst, strings.NewReader(src), renameBackend); err != nil {
+		t.Fatal(err)
+	}
+	if most := dst.bytes/flushBytes + 2; dst.writes > most {
+		t.Fatalf("%d writes for %d bytes, want at most %d", dst.writes, dst.bytes, most)
+	}
+}
+
+// listingWithOwners is a ListObjectsV2 page of n keys with owners, as
+// ListObjectsV2 with fetch-owner returns it.
+func listingWithOwners(n int) string {
 	var doc strings.Builder
 	doc.WriteString(`<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>b</Name>`)
-	for i := 0; i < 1000; i++ {
+	for i := 0; i < n; i++ {
 		doc.WriteString(`<Contents><Key>photos/2026/12/02/IMG_` + strings.Repeat("0", 6) + `.jpg</Key>` +
 			`<LastModified>2026-12-02T07:00:00.000Z</LastModified><ETag>&#34;9b2cf535f27731c974343645a3985328&#34;</ETag>` +
 			`<Size>1048576</Size><Owner><ID>AKIDBACKEND</ID><DisplayName>AKIDBACKEND</DisplayName></Owner><StorageClass>STANDARD</StorageClass></Contents>`)
 	}
 	doc.WriteString(`</ListBucketResult>`)
-	src := doc.String()
+	return doc.String()
+}
+
+// BenchmarkRewriteIdentities measures the rewrite of a 1000-key listing
+// page with owners, as ListObjectsV2 with fetch-owner returns it.
+func BenchmarkRewriteIdentities(b *testing.B) {
+	src := listingWithOwners(1000)
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {

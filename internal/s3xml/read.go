@@ -41,7 +41,8 @@ func readBounded(r io.Reader, limit int64, tooLarge, readFailed s3err.Code) ([]b
 
 // shape is what the structural pre-check enforces before decoding.
 type shape struct {
-	// roots are the acceptable local names of the document element.
+	// roots are the acceptable local names of the document element; none
+	// accepts any.
 	roots []string
 	// child and maxChildren cap the number of direct children named child,
 	// so an oversized list fails before it is decoded.
@@ -81,7 +82,7 @@ func scan(data []byte, s shape) (string, error) {
 			}
 			if depth == 1 {
 				root = t.Name.Local
-				if !slices.Contains(s.roots, root) {
+				if len(s.roots) > 0 && !slices.Contains(s.roots, root) {
 					return "", fmt.Errorf("document element %s, want %v", root, s.roots)
 				}
 			}

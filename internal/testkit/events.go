@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -44,16 +45,38 @@ func (e *Events[T]) All() []T {
 // fail-safe bound.
 func (e *Events[T]) WaitFor(t testing.TB, what string, match func(T) bool) T {
 	t.Helper()
-	v, err := e.waitFor(match, failSafe)
+	return e.WaitForContext(context.Background(), t, what, match)
+}
+
+// WaitForContext is WaitFor bounded by ctx instead, for events that come
+// after a slow stretch of a real workload; without a deadline on ctx the
+// fail-safe bound still holds.
+func (e *Events[T]) WaitForContext(ctx context.Context, t testing.TB, what string, match func(T) bool) T {
+	t.Helper()
+	if _, bounded := ctx.Deadline(); !bounded {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, failSafe)
+		defer cancel()
+	}
+	v, err := e.waitFor(ctx, match)
 	if err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 	return v
 }
 
-func (e *Events[T]) waitFor(match func(T) bool, bound time.Duration) (T, error) {
-	timer := time.NewTimer(bound)
-	defer timer.Stop()
+// WaitForCount waits until at least n items have been reported in all;
+// the test fails if they are not within the fail-safe bound.
+func (e *Events[T]) WaitForCount(t testing.TB, what string, n int) {
+	t.Helper()
+	if n <= 0 {
+		return
+	}
+	seen := 0
+	e.WaitFor(t, what, func(T) bool { seen++; return seen >= n })
+}
+
+func (e *Events[T]) waitFor(ctx context.Context, match func(T) bool) (T, error) {
 	seen := 0
 	for {
 		e.mu.Lock()
@@ -71,9 +94,9 @@ func (e *Events[T]) waitFor(match func(T) bool, bound time.Duration) (T, error) 
 		e.mu.Unlock()
 		select {
 		case <-changed:
-		case <-timer.C:
+		case <-ctx.Done():
 			var zero T
-			return zero, fmt.Errorf("not reported within %s; reported: %+v", bound, e.All())
+			return zero, fmt.Errorf("not reported (%w); reported: %+v", context.Cause(ctx), e.All())
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -28,8 +29,26 @@ func TestWaitForGivesUpOnAnEventThatNeverComes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var e Events[string]
 		e.Add("other")
-		if _, err := e.waitFor(func(v string) bool { return v == "missing" }, time.Minute); err == nil {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		if _, err := e.waitFor(ctx, func(v string) bool { return v == "missing" }); err == nil {
 			t.Fatal("a wait for an item never reported ended without an error")
+		}
+	})
+}
+
+func TestWaitForCountCountsWhatCameBefore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var e Events[string]
+		e.Add("a")
+		go func() {
+			time.Sleep(time.Second)
+			e.Add("b")
+			e.Add("c")
+		}()
+		e.WaitForCount(t, "three items", 3)
+		if got := len(e.All()); got != 3 {
+			t.Fatalf("%d items when the wait ended, want 3", got)
 		}
 	})
 }

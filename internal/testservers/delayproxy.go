@@ -43,7 +43,8 @@ type ProxyConn struct {
 	paused     atomic.Bool
 	reset      atomic.Bool
 	closeOnce  sync.Once
-	heads      headEnds // where request heads end in the client's bytes
+	heads      headEnds      // where request heads end in the client's bytes
+	done       chan struct{} // closed once both directions have ended
 }
 
 // headEnds records the stream offsets just after each "\r\n\r\n" the client
@@ -225,7 +226,7 @@ func (p *DelayProxy) serve(client *net.TCPConn) {
 		resetTCP(client) // the target is down: the client sees a reset, as without the proxy it would see a refusal
 		return
 	}
-	c := &ProxyConn{proxy: p, client: client, server: server.(*net.TCPConn)}
+	c := &ProxyConn{proxy: p, client: client, server: server.(*net.TCPConn), done: make(chan struct{})}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -246,7 +247,12 @@ func (p *DelayProxy) serve(client *net.TCPConn) {
 	go func() { defer pumps.Done(); c.pump(c.server, c.client, nil, nil) }()
 	pumps.Wait()
 	c.close()
+	close(c.done)
 }
+
+// Done is closed once both directions of the connection have ended: the
+// client or the target closed or reset it.
+func (c *ProxyConn) Done() <-chan struct{} { return c.done }
 
 // BytesUp is how many bytes the client sent through this connection so far
 // (read by the proxy, whether or not forwarded yet).

@@ -13,6 +13,13 @@ import (
 // (unshare(1) creating the namespaces) and fails the test without it.
 func StartS3condAsPID1(t testing.TB, hostname, configYAML string, env ...string) *S3cond {
 	t.Helper()
+	return StartS3condBinaryAsPID1(t, BuildS3cond(t), hostname, configYAML, env...)
+}
+
+// StartS3condBinaryAsPID1 is StartS3condAsPID1 with the s3cond binary bin
+// (from BuildS3condTagged).
+func StartS3condBinaryAsPID1(t testing.TB, bin, hostname, configYAML string, env ...string) *S3cond {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Fatal("running s3cond as PID 1 of its own PID namespace needs root (unshare --pid)")
 	}
@@ -24,5 +31,5 @@ func StartS3condAsPID1(t testing.TB, hostname, configYAML string, env ...string)
 	// s3cond: with --fork the first process in the namespace is PID 1.
 	wrap := []string{unshare, "--uts", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
 		"sh", "-c", `hostname "$0" && exec "$@"`, hostname}
-	return startS3condUnder(t, BuildS3cond(t), wrap, configYAML, env...)
+	return startS3condUnder(t, bin, wrap, configYAML, env...)
 }

@@ -2,14 +2,7 @@ package tlsreload
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,35 +11,9 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-)
 
-// writePair writes a fresh self-signed certificate for commonName and its key.
-func writePair(t *testing.T, certFile, keyFile, commonName string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	template := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: commonName},
-		DNSNames:     []string{commonName},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-	write(t, keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
-}
+	"github.com/s3cond/s3cond/internal/testkit"
+)
 
 func write(t *testing.T, path string, data []byte) {
 	t.Helper()
@@ -70,7 +37,7 @@ func servedName(t *testing.T, addr string) string {
 func TestSIGHUPSwapsTheCertificateAndABadPairKeepsTheOld(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	writePair(t, certFile, keyFile, "first.example")
+	testkit.WriteSelfSigned(t, certFile, keyFile, "first.example")
 	r, err := New(certFile, keyFile, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
@@ -94,12 +61,15 @@ func TestSIGHUPSwapsTheCertificateAndABadPairKeepsTheOld(t *testing.T) {
 	hangups := make(chan os.Signal)
 	go r.ReloadOn(ctx, hangups)
 
-	writePair(t, certFile, keyFile, "second.example")
+	testkit.WriteSelfSigned(t, certFile, keyFile, "second.example")
 	hangups <- syscall.SIGHUP
-	waitForName(t, addr, "second.example")
+	hangups <- syscall.SIGHUP // the first was handled once the second is taken
+	if got := servedName(t, addr); got != "second.example" {
+		t.Fatalf("after a reload served %q, want second.example", got)
+	}
 
 	// A half-written renewal: the certificate no longer matches the key.
-	writePair(t, certFile, filepath.Join(dir, "other-key.pem"), "third.example")
+	testkit.WriteSelfSigned(t, certFile, filepath.Join(dir, "other-key.pem"), "third.example")
 	if err := r.Reload(); err == nil {
 		t.Fatal("Reload accepted a certificate whose key is another")
 	}
@@ -111,21 +81,6 @@ func TestSIGHUPSwapsTheCertificateAndABadPairKeepsTheOld(t *testing.T) {
 	hangups <- syscall.SIGHUP // the first was handled once the second is taken
 	if got := servedName(t, addr); got != "second.example" {
 		t.Fatalf("after a garbage certificate served %q, want second.example", got)
-	}
-}
-
-func waitForName(t *testing.T, addr, want string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := servedName(t, addr)
-		if got == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("served %q, want %q", got, want)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

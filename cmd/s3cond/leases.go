@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+const leasesUsage = `usage:
+  s3cond leases list    [--config FILE | --admin URL] [--prefix P] [--held] [--json]
+  s3cond leases show    [--config FILE | --admin URL] [--etag E] [--json] BUCKET/KEY
+  s3cond leases release [--config FILE] [--etag E] --generation N --yes BUCKET/KEY
+
+Without --config or --admin, the embedded development defaults apply, as for s3cond itself.
+list and show read the lease store with the config's credentials, or, while a running s3cond
+holds the embedded lease file, through its admin listener (admin.listen, or --admin URL).
+release frees a row whose holder is known dead, only if it is still at generation N; it goes
+through the lease store, never through the admin listener, and needs the embedded lease file
+free (stop s3cond first).`
+
+// leasesFlags are the flags of `s3cond leases SUBCOMMAND`.
+type leasesFlags struct {
+	sub                string
+	config, admin      string
+	prefix, etag, path string
+	held, json, yes    bool
+	generation         uint64
+	generationGiven    bool
+}
+
+func leasesCommand(ctx context.Context, args, env []string, stdout, stderr io.Writer) error {
+	f, err := parseLeasesFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	switch f.sub {
+	case "list":
+		return leasesList(ctx, f, env, stdout, stderr)
+	case "show":
+		return leasesShow(ctx, f, env, stdout, stderr)
+	default:
+		return leasesRelease(ctx, f, env, stdout)
+	}
+}
+
+func parseLeasesFlags(args []string, stderr io.Writer) (leasesFlags, error) {
+	var f leasesFlags
+	if len(args) == 0 {
+		return f, usageError{leasesUsage}
+	}
+	f.sub, args = args[0], args[1:]
+	if f.sub != "list" && f.sub != "show" && f.sub != "release" {
+		return f, usageError{fmt.Sprintf("unknown leases command %q\n%s", f.sub, leasesUsage)}
+	}
+	fs := flag.NewFlagSet("leases "+f.sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.config, "config", "", "config file (YAML); empty: embedded development defaults")
+	fs.StringVar(&f.admin, "admin", "", "a running s3cond's admin listener, e.g. http://127.0.0.1:9001 (list and show)")
+	if f.sub != "release" {
+		fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
+	}
+	if f.sub == "list" {
+		fs.StringVar(&f.prefix, "prefix", "", "only rows whose path (BUCKET/KEY) starts with this")
+		fs.BoolVar(&f.held, "held", false, "only rows not released")
+	} else {
+		fs.StringVar(&f.etag, "etag", "", `only the row of this expected ETag ("*" for a create); release: default "*"`)
+	}
+	if f.sub == "release" {
+		fs.Func("generation", "the generation list or show printed (required)", func(s string) error {
+			_, err := fmt.Sscan(s, &f.generation)
+			f.generationGiven = err == nil
+			return err
+		})
+		fs.BoolVar(&f.yes, "yes", false, "confirm: the row's holder is dead and its write can no longer land")
+	}
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return f, usageError{leasesUsage}
+			}
+			return f, usageError{err.Error() + "\n" + leasesUsage}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional, args = append(positional, fs.Arg(0)), fs.Args()[1:]
+	}
+	return f, f.check(positional)
+}
+
+func (f *leasesFlags) check(positional []string) error {
+	switch {
+	case f.sub == "release" && f.admin != "":
+		return usageError{"leases release never goes through the admin listener, which authenticates nobody: run it with --config, on the lease store's own credentials\n" + leasesUsage}
+	case f.config != "" && f.admin != "":
+		return usageError{"--config and --admin exclude each other\n" + leasesUsage}
+	case f.sub == "list" && len(positional) > 0:
+		return usageError{fmt.Sprintf("unexpected argument %q (list takes --prefix)\n%s", positional[0], leasesUsage)}
+	case f.sub == "list":
+		return nil
+	case len(positional) != 1:
+		return usageError{fmt.Sprintf("leases %s needs one BUCKET/KEY\n%s", f.sub, leasesUsage)}
+	}
+	f.path = positional[0]
+	if !strings.Contains(strings.TrimPrefix(f.path, "/"), "/") {
+		return usageError{fmt.Sprintf("%q is not BUCKET/KEY", f.path)}
+	}
+	f.path = strings.TrimPrefix(f.path, "/")
+	if f.sub == "show" {
+		return nil
+	}
+	if f.etag == "" {
+		f.etag = "*"
+	}
+	switch {
+	case !f.generationGiven:
+		return usageError{"leases release needs --generation N, the generation list or show printed: a row renewed or taken over since is not released\n" + leasesUsage}
+	case !f.yes:
+		return usageError{"leases release needs --yes: it lets the next conditional write on the key go ahead at once, which is safe only if the row's holder is dead and its write can no longer land\n" + leasesUsage}
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/boltstore"
+	"github.com/s3cond/s3cond/internal/admin"
+	"github.com/s3cond/s3cond/internal/app"
+	"github.com/s3cond/s3cond/internal/config"
+)
+
+// leaseView is what list and show print: rows, where they were read, and
+// the settings that turn a row's TTL into its age.
+type leaseView struct {
+	rows     []dynamolease.Record
+	via      string
+	leaseTTL time.Duration
+	skewRate float64
+}
+
+// Bounds on reading a running s3cond's listing.
+const (
+	adminCallTimeout = 10 * time.Second
+	maxListingBytes  = 64 << 20
+)
+
+// readLeases reads the rows under prefix from wherever f and the config
+// say they are.
+func readLeases(ctx context.Context, f leasesFlags, env []string, prefix string) (leaseView, error) {
+	if f.admin != "" {
+		return readLeasesFromAdmin(ctx, f.admin, prefix)
+	}
+	cfg, err := loadConfig(commonFlags{config: f.config}, env)
+	if err != nil {
+		return leaseView{}, err
+	}
+	settings := leaseView{leaseTTL: cfg.Lease.TTL, skewRate: cfg.Lease.MaxClockSkewRate}
+	switch cfg.Lease.Store {
+	case config.LeaseStoreDynamoDB, config.LeaseStoreEtcd:
+		store, err := app.OpenLeaseStore(ctx, cfg)
+		if err != nil {
+			return leaseView{}, err
+		}
+		defer store.Close()
+		settings.rows, err = store.Lister.List(ctx, prefix)
+		settings.via = "lease store " + cfg.Lease.Store
+		return settings, err
+	case config.LeaseStoreMemory:
+		return readLeasesOfRunning(ctx, cfg, prefix, "lease.store is memory: the leases live in the running s3cond")
+	}
+	settings.rows, err = boltstore.ReadLeaseFile(cfg.LeasePath(), prefix)
+	settings.via = "lease file " + cfg.LeasePath()
+	switch {
+	case errors.Is(err, boltstore.ErrLeaseFileInUse):
+		return readLeasesOfRunning(ctx, cfg, prefix, "a running s3cond holds the lease file "+cfg.LeasePath())
+	case errors.Is(err, fs.ErrNotExist):
+		// No file: no s3cond has taken a lease in this data_dir.
+		return settings, fmt.Errorf("no lease file at %s (data_dir %q): no s3cond has taken a lease there", cfg.LeasePath(), cfg.DataDir)
+	}
+	return settings, err
+}
+
+// readLeasesOfRunning reads through the admin listener of cfg, for leases
+// only a running s3cond can read; why says so in errors.
+func readLeasesOfRunning(ctx context.Context, cfg *config.Config, prefix, why string) (leaseView, error) {
+	if cfg.Admin.Listen == "" {
+		return leaseView{}, fmt.Errorf("%s, and admin.listen is off: pass --admin URL", why)
+	}
+	view, err := readLeasesFromAdmin(ctx, cfg.Admin.Listen, prefix)
+	if err != nil {
+		return leaseView{}, fmt.Errorf("%s; reading through its admin listener: %w", why, err)
+	}
+	return view, nil
+}
+
+func readLeasesFromAdmin(ctx context.Context, base, prefix string) (leaseView, error) {
+	if !strings.Contains(base, "://") {
+		base = "http://" + base
+	}
+	u, err := url.Parse(strings.TrimSuffix(base, "/") + admin.LeasesPath)
+	if err != nil {
+		return leaseView{}, fmt.Errorf("--admin %q: %w", base, err)
+	}
+	u.RawQuery = url.Values{"prefix": {prefix}}.Encode()
+	ctx, cancel := context.WithTimeout(ctx, adminCallTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return leaseView{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return leaseView{}, fmt.Errorf("GET %s: %w", u.Redacted(), err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxListingBytes))
+	if err != nil {
+		return leaseView{}, fmt.Errorf("GET %s: %w", u.Redacted(), err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return leaseView{}, fmt.Errorf("GET %s: %s: %s (an s3cond older than the leases command answers 404)",
+			u.Redacted(), resp.Status, strings.TrimSpace(string(body)))
+	}
+	var listing admin.LeaseListing
+	if err := json.Unmarshal(body, &listing); err != nil {
+		return leaseView{}, fmt.Errorf("GET %s: not a lease listing: %w", u.Redacted(), err)
+	}
+	view := leaseView{via: "admin listener " + u.Scheme + "://" + u.Host, leaseTTL: listing.LeaseTTL, skewRate: listing.MaxClockSkewRate}
+	for _, row := range listing.Rows {
+		view.rows = append(view.rows, row.Record())
+	}
+	if listing.Truncated {
+		return view, fmt.Errorf("the listing of %s was cut short at %d rows: narrow it with --prefix", view.via, len(view.rows))
+	}
+	return view, nil
+}

@@ -1,0 +1,168 @@
+package proxy
+
+import (
+	"context"
+	"encoding/xml"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/s3err"
+)
+
+// DefaultMinStoreThroughput is the rate, in bytes per second, at which the
+// store is assumed to copy at least (lease.min_store_mib_per_second).
+const DefaultMinStoreThroughput = 16 << 20
+
+// maxLeaseLength bounds a sized lease: the longest a lease row may carry
+// (24 h, 1.3 TiB at 16 MiB/s). Work beyond it is guarded by renewals while
+// its holder lives; a vanished holder's row is taken over after 24 h × skew.
+const maxLeaseLength = dynamolease.MaxSizedTimeout
+
+// A CompleteMultipartUpload's parts are read a page of maxPartsPage at a
+// time, at most maxPartsPages pages (S3's 10 000 parts), each page's
+// document at most maxPartsDocument bytes.
+const (
+	maxPartsPage     = 1000
+	maxPartsPages    = 10_000/maxPartsPage + 1
+	maxPartsDocument = 1 << 20
+)
+
+// sizeLease sets the length of the lease c's write takes from the work the
+// store does for it once sent (docs/spec.md §3): a CopyObject copies its
+// source, a CompleteMultipartUpload assembles its parts, and the store goes
+// on doing so after the s3cond that asked is gone (killed, paused, cut
+// off). The row then stays held until that work could have ended, in every
+// process of a fleet: lease.timeout plus the work's bytes at
+// lease.min_store_mib_per_second. Other writes send their bytes themselves
+// and keep lease.timeout. It costs one store round trip for a copy (a HEAD
+// of the source) and one per thousand parts for a completion (ListParts).
+func (p *Proxy) sizeLease(c *call) error {
+	var work int64
+	var err error
+	switch c.op {
+	case CopyObject:
+		work, err = c.backend.copySourceSize(c.r.Context(), c.copySource)
+	case CompleteMultipartUpload:
+		work, err = c.backend.uploadedSize(c.r.Context(), c.target, c.query.Get("uploadId"))
+	default:
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c.leaseLength = p.leaseLengthFor(work)
+	if c.leaseLength == maxLeaseLength {
+		p.log.Warn().Str("request_id", c.id).Str("operation", c.op.String()).Int64("work_bytes", work).
+			Dur("lease", c.leaseLength).
+			Msg("store work longer than the longest lease a row carries at lease.min_store_mib_per_second; if this s3cond vanishes, the key may be taken over before the store is done")
+	}
+	return nil
+}
+
+// leaseLengthFor is lease.timeout plus the time the store takes for work
+// bytes at the assumed minimum throughput.
+func (p *Proxy) leaseLengthFor(work int64) time.Duration {
+	if work <= 0 {
+		return p.leaseTimeout
+	}
+	seconds := float64(work) / p.minStoreThroughput
+	if seconds >= maxLeaseLength.Seconds() {
+		return maxLeaseLength
+	}
+	return min(p.leaseTimeout+time.Duration(math.Ceil(seconds*float64(time.Second))), maxLeaseLength)
+}
+
+// copySourceSize is the size of the object a CopyObject copies, by a HEAD
+// of it; 0 when it is missing, since the copy then fails at the store
+// without writing anything.
+func (b *Backend) copySourceSize(ctx context.Context, src *copySource) (int64, error) {
+	if src == nil {
+		return 0, nil
+	}
+	rawQuery := ""
+	if src.versionID != "" {
+		rawQuery = "versionId=" + strictEscape(src.versionID)
+	}
+	resp, err := b.send(b.newRequest(ctx, http.MethodHead, src.bucket, escapeKey(src.key), rawQuery, nil))
+	if err != nil {
+		return 0, backendError(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		size, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64)
+		if err != nil || size < 0 {
+			return 0, s3err.Newf(s3err.BadGateway, "The backend's HEAD of the copy source gave no size.")
+		}
+		return size, nil
+	case http.StatusNotFound:
+		return 0, nil
+	case http.StatusForbidden:
+		return 0, s3err.Newf(s3err.AccessDenied, "The backend refused s3cond's HEAD of the copy source.")
+	}
+	return 0, s3err.Newf(s3err.BadGateway, "The backend answered HEAD of the copy source with status %d.", resp.StatusCode)
+}
+
+// uploadedSize sums the sizes of a multipart upload's parts, by ListParts:
+// an upper bound of what its completion assembles (it may name fewer). 0
+// when the upload is unknown, since the completion then fails at the store.
+func (b *Backend) uploadedSize(ctx context.Context, t target, uploadID string) (int64, error) {
+	var total int64
+	marker := ""
+	for range maxPartsPages {
+		page, err := b.listPartsPage(ctx, t, uploadID, marker)
+		if err != nil || page.missing {
+			return 0, err
+		}
+		for _, part := range page.Parts {
+			if part.Size > 0 {
+				total += part.Size
+			}
+		}
+		if !page.IsTruncated || page.NextPartNumberMarker == "" || page.NextPartNumberMarker == marker {
+			return total, nil
+		}
+		marker = page.NextPartNumberMarker
+	}
+	return 0, s3err.Newf(s3err.BadGateway, "The backend lists more than 10 000 parts for the upload.")
+}
+
+// partsPage is one ListParts answer, as far as sizing reads it.
+type partsPage struct {
+	IsTruncated          bool
+	NextPartNumberMarker string
+	Parts                []struct {
+		Size int64
+	} `xml:"Part"`
+	missing bool // NoSuchUpload
+}
+
+func (b *Backend) listPartsPage(ctx context.Context, t target, uploadID, marker string) (partsPage, error) {
+	query := "max-parts=" + strconv.Itoa(maxPartsPage)
+	if marker != "" {
+		query += "&part-number-marker=" + strictEscape(marker)
+	}
+	query += "&uploadId=" + strictEscape(uploadID)
+	resp, err := b.send(b.newRequest(ctx, http.MethodGet, t.Bucket, t.RawKey, query, nil))
+	if err != nil {
+		return partsPage{}, backendError(err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return partsPage{missing: true}, nil
+	default:
+		return partsPage{}, s3err.Newf(s3err.BadGateway, "The backend answered ListParts with status %d.", resp.StatusCode)
+	}
+	var page partsPage
+	if err := xml.NewDecoder(io.LimitReader(resp.Body, maxPartsDocument)).Decode(&page); err != nil {
+		return partsPage{}, s3err.Newf(s3err.BadGateway, "The backend's ListParts answer does not parse: %v", err)
+	}
+	return page, nil
+}
