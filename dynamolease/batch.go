@@ -28,3 +28,28 @@ type BatchTable interface {
 	// The rows name distinct keys.
 	ReplaceEach(ctx context.Context, rs []Record, seen []uint64) (written []bool, current []*Record, err error)
 }
+
+// LazyBatchReplacer is a BatchTable that can hold back a ReplaceEach nobody
+// waits for, as LazyReplacer does for one row (the embedded bolt table). A
+// BatchTable that wraps another should implement it with ReplaceEachLazily,
+// so the hint reaches the table beneath.
+type LazyBatchReplacer interface {
+	// ReplaceEachLazily is ReplaceEach for writes no goroutine waits for:
+	// it may wait briefly for company before it commits.
+	ReplaceEachLazily(ctx context.Context, rs []Record, seen []uint64) (written []bool, current []*Record, err error)
+}
+
+// ReplaceEachLazily is t's ReplaceEachLazily if t has one, else its
+// ReplaceEach.
+func ReplaceEachLazily(ctx context.Context, t BatchTable, rs []Record, seen []uint64) ([]bool, []*Record, error) {
+	if lazy, ok := t.(LazyBatchReplacer); ok {
+		return lazy.ReplaceEachLazily(ctx, rs, seen)
+	}
+	return t.ReplaceEach(ctx, rs, seen)
+}
+
+// WroteIt tells whether a row that failed a batch's condition is the one
+// the batch tried to write (a request retried after its first attempt
+// landed fails against our own row), so a store's BatchTable reports it
+// written, as the Committer does for a single write.
+func WroteIt(current *Record, attempted Record) bool { return wroteIt(current, attempted) }

@@ -23,7 +23,7 @@ func (m *MemTable) CreateInOrder(ctx context.Context, rs []Record) (int, *Record
 		if existing, ok := m.rows[k]; ok {
 			return i, &existing, nil
 		}
-		m.rows[k] = normalise(r)
+		m.rows[k] = Normalise(r)
 	}
 	return len(rs), nil, nil
 }
@@ -44,7 +44,7 @@ func (m *MemTable) ReplaceEach(ctx context.Context, rs []Record, seen []uint64) 
 		case row.Generation != seen[i]:
 			current[i] = &row
 		default:
-			m.rows[k] = normalise(r)
+			m.rows[k] = Normalise(r)
 			written[i] = true
 		}
 	}

@@ -8,18 +8,34 @@ import "context"
 // lease's release waits for a renewal of it in flight, as Release does, so
 // it writes the generation that renewal left.
 func (c *Committer) ReleaseAll(ctx context.Context, leases []*Lease) []error {
+	return c.releaseAll(ctx, leases, false)
+}
+
+// ReleaseAllNotAwaited is ReleaseAll for a caller that does not wait on it
+// to go on, as Lease.ReleaseNotAwaited is Release's: unless another
+// goroutine of this process waits for one of a batch's rows, the batch may
+// wait briefly to share the table's next commit (LazyBatchReplacer).
+func (c *Committer) ReleaseAllNotAwaited(ctx context.Context, leases []*Lease) []error {
+	return c.releaseAll(ctx, leases, true)
+}
+
+func (c *Committer) releaseAll(ctx context.Context, leases []*Lease, notAwaited bool) []error {
 	errs := make([]error, len(leases))
 	bt, batched := c.table.(BatchTable)
 	if !batched {
 		for i, l := range leases {
-			errs[i] = l.Release(ctx)
+			if notAwaited {
+				errs[i] = l.ReleaseNotAwaited(ctx)
+			} else {
+				errs[i] = l.Release(ctx)
+			}
 		}
 		return errs
 	}
 	size := max(bt.MaxBatch(), 1)
 	for start := 0; start < len(leases); start += size {
 		end := min(start+size, len(leases))
-		c.releaseBatch(ctx, bt, leases[start:end], errs[start:end])
+		c.releaseBatch(ctx, bt, leases[start:end], errs[start:end], notAwaited)
 	}
 	return errs
 }
@@ -34,9 +50,9 @@ type pendingRelease struct {
 
 // releaseBatch releases leases in one ReplaceEach. It holds each lease's
 // opMu for the write, so no renewal of it overtakes the release.
-func (c *Committer) releaseBatch(ctx context.Context, bt BatchTable, leases []*Lease, errs []error) {
+func (c *Committer) releaseBatch(ctx context.Context, bt BatchTable, leases []*Lease, errs []error, notAwaited bool) {
 	var pending []pendingRelease
-	lazy := releaseNotAwaited(ctx)
+	lazy := notAwaited
 	for i, l := range leases {
 		l.opMu.Lock()
 		if l.released {
@@ -69,11 +85,15 @@ func (c *Committer) releaseBatch(ctx context.Context, bt BatchTable, leases []*L
 	for j, p := range pending {
 		rs[j], seen[j] = p.record, p.seen
 	}
-	writeCtx := ctx
+	replaceEach := bt.ReplaceEach
 	if lazy {
-		writeCtx = withLazyWrite(ctx)
+		// Neither the caller nor another goroutine here waits for these
+		// writes: the table may take its time.
+		replaceEach = func(ctx context.Context, rs []Record, seen []uint64) ([]bool, []*Record, error) {
+			return ReplaceEachLazily(ctx, bt, rs, seen)
+		}
 	}
-	written, current, err := bt.ReplaceEach(writeCtx, rs, seen)
+	written, current, err := replaceEach(ctx, rs, seen)
 	for j, p := range pending {
 		switch {
 		case j < len(written) && written[j]:

@@ -8,7 +8,8 @@ import (
 
 // releaseAllInBackground is releaseInBackground for the leases of one
 // write, released together: a DeleteObjects' hundreds of leases in a few
-// lease store calls (dynamolease.ReleaseAll), not one each.
+// lease store calls (dynamolease.Committer.ReleaseAllNotAwaited), not one
+// each.
 func (p *Proxy) releaseAllInBackground(leases []*dynamolease.Lease) {
 	switch len(leases) {
 	case 0:
@@ -20,9 +21,9 @@ func (p *Proxy) releaseAllInBackground(leases []*dynamolease.Lease) {
 	p.releases.start()
 	go func() {
 		defer p.releases.done()
-		ctx, cancel := context.WithTimeout(dynamolease.NotAwaited(context.Background()), releaseTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 		defer cancel()
-		for i, err := range p.leases.ReleaseAll(ctx, leases) {
+		for i, err := range p.leases.ReleaseAllNotAwaited(ctx, leases) {
 			if err != nil {
 				p.log.Warn().Err(err).Str("path", leases[i].Path()).Uint64("generation", leases[i].Generation()).
 					Msg("could not mark lease released; it expires after its timeout")

@@ -1,4 +1,4 @@
-package dynamolease
+package dynamostore
 
 import (
 	"context"
@@ -10,9 +10,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/internal/rowcodec"
 )
 
-var _ BatchTable = (*DynamoTable)(nil)
+var _ dynamolease.BatchTable = (*Table)(nil)
 
 // dynamoBatch is TransactWriteItems' limit of items per transaction.
 const dynamoBatch = 100
@@ -21,28 +24,28 @@ const dynamoBatch = 100
 // again after a cancellation; what is left then goes row by row.
 const maxTransactAttempts = 3
 
-// transactor is the part of *dynamodb.Client a batch needs; a DynamoAPI
+// transactor is the part of *dynamodb.Client a batch needs; an API
 // without it (a test's fake) has its rows written one by one.
 type transactor interface {
 	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
 
-// MaxBatch implements BatchTable.
-func (t *DynamoTable) MaxBatch() int { return dynamoBatch }
+// MaxBatch implements dynamolease.BatchTable.
+func (t *Table) MaxBatch() int { return dynamoBatch }
 
-// CreateInOrder implements BatchTable with TransactWriteItems, each Put on
+// CreateInOrder implements dynamolease.BatchTable with TransactWriteItems, each Put on
 // Create's condition. A transaction is all or nothing: when one of its
 // rows exists, DynamoDB cancels it and says which (with the row, as
 // ReturnValuesOnConditionCheckFailure=ALL_OLD asks), and the rows before
 // that one are sent again. A server without transactions (dynalite)
 // answers UnknownOperationException, and the rows are created one by one.
-func (t *DynamoTable) CreateInOrder(ctx context.Context, rs []Record) (int, *Record, error) {
+func (t *Table) CreateInOrder(ctx context.Context, rs []dynamolease.Record) (int, *dynamolease.Record, error) {
 	tx, ok := t.client.(transactor)
 	if !ok {
 		return t.createOneByOne(ctx, rs)
 	}
 	limit := len(rs) // rs[limit], when there, could not be created
-	var existing *Record
+	var existing *dynamolease.Record
 	for attempt := 0; limit > 0; attempt++ {
 		if attempt == maxTransactAttempts {
 			return 0, nil, nil // rs[0] keeps conflicting: the caller takes it on its own
@@ -72,7 +75,7 @@ func (t *DynamoTable) CreateInOrder(ctx context.Context, rs []Record) (int, *Rec
 // through), the row found there, and whether every refused row is the one
 // this call wrote (an SDK retry of a transaction whose first attempt
 // landed: every row then fails against our own).
-func (t *DynamoTable) firstRefused(reasons []types.CancellationReason, rs []Record) (stop int, found *Record, ours bool) {
+func (t *Table) firstRefused(reasons []types.CancellationReason, rs []dynamolease.Record) (stop int, found *dynamolease.Record, ours bool) {
 	if reasons == nil {
 		return -1, nil, false
 	}
@@ -83,7 +86,7 @@ func (t *DynamoTable) firstRefused(reasons []types.CancellationReason, rs []Reco
 			continue
 		}
 		row := t.reasonRow(reason, rs[i].Path)
-		if row != nil && wroteIt(row, rs[i]) {
+		if row != nil && dynamolease.WroteIt(row, rs[i]) {
 			continue
 		}
 		ours = false
@@ -98,7 +101,7 @@ func (t *DynamoTable) firstRefused(reasons []types.CancellationReason, rs []Reco
 }
 
 // reasonRow is the row a cancellation reason carries, if it is readable.
-func (t *DynamoTable) reasonRow(reason types.CancellationReason, path string) *Record {
+func (t *Table) reasonRow(reason types.CancellationReason, path string) *dynamolease.Record {
 	if aws.ToString(reason.Code) != "ConditionalCheckFailed" || len(reason.Item) == 0 {
 		return nil
 	}
@@ -110,11 +113,11 @@ func (t *DynamoTable) reasonRow(reason types.CancellationReason, path string) *R
 	return row
 }
 
-func (t *DynamoTable) createOneByOne(ctx context.Context, rs []Record) (int, *Record, error) {
+func (t *Table) createOneByOne(ctx context.Context, rs []dynamolease.Record) (int, *dynamolease.Record, error) {
 	for i, r := range rs {
 		existing, err := t.Create(ctx, r)
-		if errors.Is(err, ErrConditionFailed) {
-			if wroteIt(existing, r) {
+		if errors.Is(err, dynamolease.ErrConditionFailed) {
+			if dynamolease.WroteIt(existing, r) {
 				continue
 			}
 			return i, existing, nil
@@ -126,7 +129,7 @@ func (t *DynamoTable) createOneByOne(ctx context.Context, rs []Record) (int, *Re
 	return len(rs), nil, nil
 }
 
-func (t *DynamoTable) createPuts(rs []Record) ([]types.TransactWriteItem, error) {
+func (t *Table) createPuts(rs []dynamolease.Record) ([]types.TransactWriteItem, error) {
 	items := make([]types.TransactWriteItem, len(rs))
 	for i, r := range rs {
 		put, err := t.conditionalPut(r, "attribute_not_exists(#pk)", nil)
@@ -139,7 +142,7 @@ func (t *DynamoTable) createPuts(rs []Record) ([]types.TransactWriteItem, error)
 }
 
 // conditionalPut is one transaction item: r written on condition.
-func (t *DynamoTable) conditionalPut(r Record, condition string, values map[string]types.AttributeValue) (*types.Put, error) {
+func (t *Table) conditionalPut(r dynamolease.Record, condition string, values map[string]types.AttributeValue) (*types.Put, error) {
 	rowPath, err := t.writablePath(r.Path)
 	if err != nil {
 		return nil, err
@@ -162,7 +165,7 @@ func (t *DynamoTable) conditionalPut(r Record, condition string, values map[stri
 
 // transact sends one transaction: nil reasons and nil error when it went
 // through, the cancellation reasons when DynamoDB cancelled it.
-func (t *DynamoTable) transact(ctx context.Context, tx transactor, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
+func (t *Table) transact(ctx context.Context, tx transactor, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
 	callCtx, cancel := context.WithTimeout(ctx, t.callTimeout)
 	defer cancel()
 	_, err := tx.TransactWriteItems(callCtx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
@@ -183,16 +186,16 @@ func unsupported(err error) bool {
 	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "UnknownOperationException"
 }
 
-// ReplaceEach implements BatchTable with TransactWriteItems, each Put on
+// ReplaceEach implements dynamolease.BatchTable with TransactWriteItems, each Put on
 // Replace's condition. A row that fails its condition takes no part in the
 // next transaction; rows a transaction could not settle in a few attempts,
 // and rows read with an unreadable generation, are written one by one.
-func (t *DynamoTable) ReplaceEach(ctx context.Context, rs []Record, seen []uint64) ([]bool, []*Record, error) {
-	written, current := make([]bool, len(rs)), make([]*Record, len(rs))
+func (t *Table) ReplaceEach(ctx context.Context, rs []dynamolease.Record, seen []uint64) ([]bool, []*dynamolease.Record, error) {
+	written, current := make([]bool, len(rs)), make([]*dynamolease.Record, len(rs))
 	tx, ok := t.client.(transactor)
 	var pending []int
 	for i := range rs {
-		if ok && seen[i] != unreadableGeneration {
+		if ok && seen[i] != rowcodec.UnreadableGeneration {
 			pending = append(pending, i)
 		}
 	}
@@ -212,9 +215,9 @@ func (t *DynamoTable) ReplaceEach(ctx context.Context, rs []Record, seen []uint6
 		}
 		row, err := t.Replace(ctx, rs[i], seen[i])
 		switch {
-		case err == nil || wroteIt(row, rs[i]):
+		case err == nil || dynamolease.WroteIt(row, rs[i]):
 			written[i] = true
-		case errors.Is(err, ErrConditionFailed):
+		case errors.Is(err, dynamolease.ErrConditionFailed):
 			current[i] = row
 		default:
 			return written, current, err
@@ -226,7 +229,7 @@ func (t *DynamoTable) ReplaceEach(ctx context.Context, rs []Record, seen []uint6
 // replaceRound sends the pending rows in one transaction and returns the
 // rows to send again: none when it went through; after a cancellation, the
 // rows that did not fail their own condition.
-func (t *DynamoTable) replaceRound(ctx context.Context, tx transactor, rs []Record, seen []uint64, pending []int, written []bool, current []*Record) ([]int, error) {
+func (t *Table) replaceRound(ctx context.Context, tx transactor, rs []dynamolease.Record, seen []uint64, pending []int, written []bool, current []*dynamolease.Record) ([]int, error) {
 	items := make([]types.TransactWriteItem, len(pending))
 	for j, i := range pending {
 		put, err := t.conditionalPut(rs[i], "attribute_exists(#pk) AND #gen = :seen",
@@ -254,7 +257,7 @@ func (t *DynamoTable) replaceRound(ctx context.Context, tx transactor, rs []Reco
 		}
 		row := t.reasonRow(reasons[j], rs[i].Path)
 		switch {
-		case row != nil && wroteIt(row, rs[i]):
+		case row != nil && dynamolease.WroteIt(row, rs[i]):
 			written[i] = true
 		case row != nil:
 			current[i] = row

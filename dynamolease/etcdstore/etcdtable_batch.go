@@ -1,4 +1,4 @@
-package dynamolease
+package etcdstore
 
 import (
 	"context"
@@ -8,33 +8,40 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/internal/rowcodec"
 )
 
-var _ BatchTable = (*EtcdTable)(nil)
+var _ dynamolease.BatchTable = (*Table)(nil)
 
 // etcd refuses a transaction of more than --max-txn-ops (128 by default)
 // comparisons, or of success or failure operations, and a request over
 // --max-request-bytes (1.5 MiB by default). A create is one comparison per
-// row, a replace two (etcdtable.go's generationBounds).
+// row, a replace two (etcdrow.go's generationBounds).
 const (
 	etcdCreateBatch  = 100
 	etcdReplaceBatch = 64
 	etcdBatchBytes   = 1 << 20
 )
 
-// MaxBatch implements BatchTable.
-func (t *EtcdTable) MaxBatch() int { return etcdCreateBatch }
+// maxTransactAttempts bounds how often one batch call sends a transaction
+// again after a refusal; what is left then goes row by row.
+const maxTransactAttempts = 3
+
+// MaxBatch implements dynamolease.BatchTable.
+func (t *Table) MaxBatch() int { return etcdCreateBatch }
 
 // etcdPut is one row of a batch, encoded.
 type etcdPut struct {
 	key, value string
 }
 
-// CreateInOrder implements BatchTable with one transaction per batch: put
+// CreateInOrder implements dynamolease.BatchTable with one transaction per batch: put
 // every row if no key of them exists, else read them all. When one
 // exists, the rows before it are sent again. A cluster that refuses the
 // transaction's size gets the rows one by one.
-func (t *EtcdTable) CreateInOrder(ctx context.Context, rs []Record) (int, *Record, error) {
+func (t *Table) CreateInOrder(ctx context.Context, rs []dynamolease.Record) (int, *dynamolease.Record, error) {
 	done := 0
 	for done < len(rs) {
 		chunk := etcdChunk(rs[done:], etcdCreateBatch)
@@ -52,7 +59,7 @@ func (t *EtcdTable) CreateInOrder(ctx context.Context, rs []Record) (int, *Recor
 }
 
 // etcdChunk is how many of rs, at most n, fit in one request.
-func etcdChunk(rs []Record, n int) int {
+func etcdChunk(rs []dynamolease.Record, n int) int {
 	size := 0
 	for i, r := range rs[:min(n, len(rs))] {
 		// The key escapes path and etag (up to 3 bytes each), the value
@@ -67,9 +74,9 @@ func etcdChunk(rs []Record, n int) int {
 
 // createChunk creates rs in order up to the first that exists, in
 // transactions of all of them.
-func (t *EtcdTable) createChunk(ctx context.Context, rs []Record) (int, *Record, error) {
+func (t *Table) createChunk(ctx context.Context, rs []dynamolease.Record) (int, *dynamolease.Record, error) {
 	limit := len(rs)
-	var existing *Record
+	var existing *dynamolease.Record
 	for attempt := 0; limit > 0; attempt++ {
 		if attempt == maxTransactAttempts {
 			return 0, nil, nil // rs[0] keeps being refused: the caller takes it on its own
@@ -101,7 +108,7 @@ func (t *EtcdTable) createChunk(ctx context.Context, rs []Record) (int, *Record,
 // firstExisting finds, in a failed create's reads, the first row that
 // exists. A row this call wrote itself (a retried request whose first
 // attempt landed) does not count.
-func (t *EtcdTable) firstExisting(resp *clientv3.TxnResponse, rs []Record) (int, *Record, error) {
+func (t *Table) firstExisting(resp *clientv3.TxnResponse, rs []dynamolease.Record) (int, *dynamolease.Record, error) {
 	if len(resp.Responses) != len(rs) {
 		return 0, nil, fmt.Errorf("etcd create %d leases: failed transaction returned %d responses", len(rs), len(resp.Responses))
 	}
@@ -114,18 +121,18 @@ func (t *EtcdTable) firstExisting(resp *clientv3.TxnResponse, rs []Record) (int,
 		if err != nil {
 			return 0, nil, err
 		}
-		if !wroteIt(row, r) {
+		if !dynamolease.WroteIt(row, r) {
 			return i, row, nil
 		}
 	}
 	return 0, nil, nil
 }
 
-func (t *EtcdTable) createOneByOne(ctx context.Context, rs []Record) (int, *Record, error) {
+func (t *Table) createOneByOne(ctx context.Context, rs []dynamolease.Record) (int, *dynamolease.Record, error) {
 	for i, r := range rs {
 		existing, err := t.Create(ctx, r)
-		if errors.Is(err, ErrConditionFailed) {
-			if wroteIt(existing, r) {
+		if errors.Is(err, dynamolease.ErrConditionFailed) {
+			if dynamolease.WroteIt(existing, r) {
 				continue
 			}
 			return i, existing, nil
@@ -137,10 +144,10 @@ func (t *EtcdTable) createOneByOne(ctx context.Context, rs []Record) (int, *Reco
 	return len(rs), nil, nil
 }
 
-func (t *EtcdTable) encodePuts(rs []Record) ([]etcdPut, error) {
+func (t *Table) encodePuts(rs []dynamolease.Record) ([]etcdPut, error) {
 	puts := make([]etcdPut, len(rs))
 	for i, r := range rs {
-		r = normalise(r)
+		r = dynamolease.Normalise(r)
 		value, err := encodeEtcdRow(r)
 		if err != nil {
 			return nil, err
@@ -152,7 +159,7 @@ func (t *EtcdTable) encodePuts(rs []Record) ([]etcdPut, error) {
 
 // batchTxn runs If(conds) Then(put every row) Else(read every row), the
 // rows attached to an etcd lease that outlives the latest TTL among them.
-func (t *EtcdTable) batchTxn(ctx context.Context, rs []Record, puts []etcdPut, conds []clientv3.Cmp) (*clientv3.TxnResponse, error) {
+func (t *Table) batchTxn(ctx context.Context, rs []dynamolease.Record, puts []etcdPut, conds []clientv3.Cmp) (*clientv3.TxnResponse, error) {
 	var ttl time.Time
 	for _, r := range rs {
 		if r.TTL.After(ttl) {
@@ -171,16 +178,16 @@ func (t *EtcdTable) batchTxn(ctx context.Context, rs []Record, puts []etcdPut, c
 	})
 }
 
-// ReplaceEach implements BatchTable with one transaction per chunk of
+// ReplaceEach implements dynamolease.BatchTable with one transaction per chunk of
 // rows, each row conditional on its generation: when one fails, it is
 // answered from the transaction's reads, and the others are sent again.
 // Rows read with an unreadable generation, and a cluster that refuses the
 // transaction's size, go row by row.
-func (t *EtcdTable) ReplaceEach(ctx context.Context, rs []Record, seen []uint64) ([]bool, []*Record, error) {
-	written, current := make([]bool, len(rs)), make([]*Record, len(rs))
+func (t *Table) ReplaceEach(ctx context.Context, rs []dynamolease.Record, seen []uint64) ([]bool, []*dynamolease.Record, error) {
+	written, current := make([]bool, len(rs)), make([]*dynamolease.Record, len(rs))
 	var pending []int
 	for i := range rs {
-		if seen[i] != unreadableGeneration {
+		if seen[i] != rowcodec.UnreadableGeneration {
 			pending = append(pending, i)
 		}
 	}
@@ -207,9 +214,9 @@ func (t *EtcdTable) ReplaceEach(ctx context.Context, rs []Record, seen []uint64)
 		}
 		row, err := t.Replace(ctx, rs[i], seen[i])
 		switch {
-		case err == nil || wroteIt(row, rs[i]):
+		case err == nil || dynamolease.WroteIt(row, rs[i]):
 			written[i] = true
-		case errors.Is(err, ErrConditionFailed):
+		case errors.Is(err, dynamolease.ErrConditionFailed):
 			current[i] = row
 		default:
 			return written, current, err
@@ -220,8 +227,8 @@ func (t *EtcdTable) ReplaceEach(ctx context.Context, rs []Record, seen []uint64)
 
 // replaceChunk sends the rows idx in one transaction and returns those to
 // send again (the ones that did not fail their own condition).
-func (t *EtcdTable) replaceChunk(ctx context.Context, rs []Record, seen []uint64, idx []int, written []bool, current []*Record) ([]int, error) {
-	sub := make([]Record, len(idx))
+func (t *Table) replaceChunk(ctx context.Context, rs []dynamolease.Record, seen []uint64, idx []int, written []bool, current []*dynamolease.Record) ([]int, error) {
+	sub := make([]dynamolease.Record, len(idx))
 	conds := make([]clientv3.Cmp, 0, 2*len(idx))
 	for j, i := range idx {
 		sub[j] = rs[i]
@@ -257,7 +264,7 @@ func (t *EtcdTable) replaceChunk(ctx context.Context, rs []Record, seen []uint64
 			return nil, err
 		}
 		switch {
-		case wroteIt(row, rs[i]):
+		case dynamolease.WroteIt(row, rs[i]):
 			written[i] = true
 		case row.Generation != seen[i]:
 			current[i] = row
