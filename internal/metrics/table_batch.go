@@ -38,3 +38,12 @@ func (t *instrumentedBatchTable) ReplaceEach(ctx context.Context, rs []dynamolea
 	t.observe("replace_batch", start, err)
 	return written, current, err
 }
+
+// ReplaceEachLazily implements dynamolease.LazyBatchReplacer, passing the
+// hint on to the table beneath, and times it as a replace_batch.
+func (t *instrumentedBatchTable) ReplaceEachLazily(ctx context.Context, rs []dynamolease.Record, seen []uint64) ([]bool, []*dynamolease.Record, error) {
+	start := time.Now()
+	written, current, err := dynamolease.ReplaceEachLazily(ctx, t.batch, rs, seen)
+	t.observe("replace_batch", start, err)
+	return written, current, err
+}
