@@ -92,6 +92,9 @@ func (c *Committer) joinBatch(reqs []LeaseRequest, n int) []batchEntry {
 			owner:  c.ownerPrefix + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
 			check:  req.Check,
 			readAt: req.ReadAt,
+			// A DeleteObjects entry's work is s3cond's to send or withhold:
+			// its lease keeps Options.Timeout (AcquireSized is for store work).
+			timeout: c.opts.Timeout,
 		}
 		a.state = c.local.join(a.key)
 		me := &turn{}

@@ -153,3 +153,38 @@ func TestAcquireManyWithoutBatchesGoesKeyByKey(t *testing.T) {
 		}
 	}
 }
+
+// TestAcquireManyRowsCarryTheLeaseTimeout: a batch-created row carries
+// Options.Timeout as its lease length (a DeleteObjects entry's lease is
+// not sized), so another process waits it out rather than taking the row
+// over at once as it would a row of length zero.
+func TestAcquireManyRowsCarryTheLeaseTimeout(t *testing.T) {
+	table := &loggingBatchTable{MemTable: dynamolease.NewMemTable(), maxBatch: 10}
+	opts := fastOptions()
+	c := dynamolease.NewCommitter(table, opts, zerolog.Nop())
+	leases, errs := c.AcquireMany(context.Background(), requests("a", "b"), nil)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("lease %d: %v", i, err)
+		}
+	}
+	defer c.ReleaseAll(context.Background(), leases)
+	for _, l := range leases {
+		if l.Timeout() != opts.Timeout {
+			t.Errorf("lease %s: timeout %s, want %s", l.Path(), l.Timeout(), opts.Timeout)
+		}
+		row, err := table.Get(context.Background(), l.Path(), "*")
+		if err != nil || row == nil || row.Timeout != opts.Timeout {
+			t.Errorf("row %s: %+v, %v; want timeout %s", l.Path(), row, err, opts.Timeout)
+		}
+	}
+	otherOpts := opts
+	otherOpts.WaitBudget = opts.Timeout / 2 // ends before the row could go stale
+	other := dynamolease.NewCommitter(table.MemTable, otherOpts, zerolog.Nop())
+	if l, err := other.Acquire(context.Background(), "a", "*", nil); !errors.Is(err, dynamolease.ErrWaitBudgetExceeded) {
+		if l != nil {
+			_ = l.Release(context.Background())
+		}
+		t.Fatalf("another process's Acquire of a held batch row = %v, want ErrWaitBudgetExceeded", err)
+	}
+}
