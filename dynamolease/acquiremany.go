@@ -31,6 +31,23 @@ type LeaseRequest struct {
 func (c *Committer) AcquireMany(ctx context.Context, reqs []LeaseRequest, one func(ctx context.Context, i int) (*Lease, error)) (leases []*Lease, errs []error) {
 	leases, errs = make([]*Lease, len(reqs)), make([]error, len(reqs))
 	bt, batched := c.table.(BatchTable)
+	// one(ctx, i) may wait a whole wait budget, longer than a lease: the
+	// leases taken before it are renewed meanwhile, or another process
+	// takes their rows over. The caller renews them once they are returned.
+	var stops []func()
+	renewed := 0
+	renewTaken := func(upTo int) {
+		for ; renewed < upTo; renewed++ {
+			if leases[renewed] != nil {
+				stops = append(stops, leases[renewed].KeepAlive(ctx))
+			}
+		}
+	}
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
 	for i := 0; i < len(reqs); {
 		if err := ctx.Err(); err != nil {
 			for ; i < len(reqs); i++ {
@@ -43,6 +60,7 @@ func (c *Committer) AcquireMany(ctx context.Context, reqs []LeaseRequest, one fu
 			batch = c.joinBatch(reqs[i:], max(bt.MaxBatch(), 1))
 		}
 		if len(batch) == 0 {
+			renewTaken(i)
 			leases[i], errs[i] = one(ctx, i)
 			i++
 			continue
@@ -63,6 +81,7 @@ func (c *Committer) AcquireMany(ctx context.Context, reqs []LeaseRequest, one fu
 			// reqs[i+created]'s row exists: wait for it before going on.
 			i += created
 			if leases[i] = c.unsafeTakeHeldRow(ctx, reqs[i], existing); leases[i] == nil {
+				renewTaken(i)
 				leases[i], errs[i] = one(ctx, i)
 			}
 			i++

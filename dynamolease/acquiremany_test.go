@@ -188,3 +188,44 @@ func TestAcquireManyRowsCarryTheLeaseTimeout(t *testing.T) {
 		t.Fatalf("another process's Acquire of a held batch row = %v, want ErrWaitBudgetExceeded", err)
 	}
 }
+
+// TestAcquireManyRenewsTakenLeasesWhileOneWaits: while one() waits for a
+// row another process holds, the rows the batch took before it are renewed,
+// so another process waiting for one of them longer than timeout × skew
+// does not take it over.
+func TestAcquireManyRenewsTakenLeasesWhileOneWaits(t *testing.T) {
+	table := &loggingBatchTable{MemTable: dynamolease.NewMemTable(), maxBatch: 10}
+	opts := fastOptions()
+	other := dynamolease.NewCommitter(table.MemTable, opts, zerolog.Nop())
+	holder, err := other.Acquire(context.Background(), "b", "*", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Release(context.Background()) }()
+	c := dynamolease.NewCommitter(table, opts, zerolog.Nop())
+	waiterOpts := opts
+	waiterOpts.WaitBudget = 3 * opts.Timeout * time.Duration(opts.MaxClockSkewRate) // long enough to take a stale row over
+	waiter := dynamolease.NewCommitter(table.MemTable, waiterOpts, zerolog.Nop())
+	var waited error
+	paths := []string{"a", "b"}
+	one := func(ctx context.Context, i int) (*dynamolease.Lease, error) {
+		// While "b" is held, another process waits for "a" past the time
+		// an unrenewed row of it would be taken over.
+		l, err := waiter.Acquire(ctx, "a", "*", nil)
+		if l != nil {
+			_ = l.Release(context.Background())
+		}
+		waited = err
+		return nil, fmt.Errorf("%s: %w", paths[i], dynamolease.ErrWaitBudgetExceeded)
+	}
+	leases, _ := c.AcquireMany(context.Background(), requests(paths...), one)
+	if !errors.Is(waited, dynamolease.ErrWaitBudgetExceeded) {
+		t.Fatalf("another process waiting for a row the batch took while one() waited: %v, want ErrWaitBudgetExceeded", waited)
+	}
+	if leases[0] == nil {
+		t.Fatal("no lease of a")
+	}
+	if err := leases[0].Release(context.Background()); err != nil {
+		t.Fatalf("release a after the wait: %v, want the lease still held", err)
+	}
+}
