@@ -50,9 +50,6 @@ type attempt struct {
 	// readAt is when the caller's state read (its HEAD) was sent; zero when
 	// it has none this lease can trust, and the re-check always runs.
 	readAt time.Time
-	// timeout is the lease length written on the row: Options.Timeout, or
-	// longer for a write whose store work may take longer (AcquireSized).
-	timeout time.Duration
 }
 
 // Acquire takes the lease on (path, etag). etag is the expected ETag as S3
@@ -78,17 +75,19 @@ func (c *Committer) Acquire(ctx context.Context, path, etag string, check func(c
 // soon enough after readAt (recheckNeedless, SPEC §3 step 4); a zero readAt
 // always re-checks.
 func (c *Committer) AcquireAfterRead(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context) error) (*Lease, error) {
-	return c.AcquireSized(ctx, path, etag, readAt, c.opts.Timeout, check)
+	start := time.Now()
+	lease, err := c.acquire(ctx, path, etag, readAt, check)
+	c.opts.Observer.AcquireDone(time.Since(start), err)
+	return lease, err
 }
 
-func (c *Committer) acquire(ctx context.Context, path, etag string, readAt time.Time, timeout time.Duration, check func(context.Context) error) (*Lease, error) {
+func (c *Committer) acquire(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context) error) (*Lease, error) {
 	a := &attempt{
 		key:       localKey{path, etag},
 		owner:     c.ownerPrefix + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
 		budgetEnd: time.Now().Add(c.opts.WaitBudget),
 		check:     check,
 		readAt:    readAt,
-		timeout:   max(timeout, c.opts.Timeout),
 	}
 	a.state = c.local.join(a.key)
 	me := &turn{}
@@ -345,8 +344,8 @@ func (c *Committer) record(a *attempt, generation uint64, released bool) Record 
 		Path:       a.key.path,
 		ETag:       a.key.etag,
 		Generation: generation,
-		Timeout:    a.timeout,
-		TTL:        time.Now().Add(c.opts.rowTTL(a.timeout)),
+		Timeout:    c.opts.Timeout,
+		TTL:        time.Now().Add(c.opts.TTL),
 		Owner:      a.owner,
 		Released:   released,
 	}

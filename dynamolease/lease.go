@@ -26,7 +26,7 @@ type Lease struct {
 	opMu     sync.Mutex
 	released bool
 
-	mu         sync.Mutex // guards generation and acquired
+	mu         sync.Mutex // guards generation, acquired and timeout (Extend)
 	generation uint64
 	acquired   time.Time // read before the write that won the row was sent
 	// createdBy, set when this lease's Acquire created the row (generation
@@ -76,8 +76,12 @@ func (l *Lease) Deadline() time.Time {
 }
 
 // Timeout is the lease's length, as written on its row: Options.Timeout,
-// or the longer length AcquireSized gave it.
-func (l *Lease) Timeout() time.Duration { return l.timeout }
+// or the longer length Extend gave it.
+func (l *Lease) Timeout() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.timeout
+}
 
 // Remaining is the time left until Deadline (negative once past it).
 func (l *Lease) Remaining() time.Duration { return time.Until(l.Deadline()) }
@@ -198,7 +202,7 @@ func (l *Lease) KeepAlive(ctx context.Context) (stop func()) {
 }
 
 func (l *Lease) keepAlive(ctx context.Context) {
-	wake := l.Deadline().Add(-l.timeout / 2)
+	wake := l.Deadline().Add(-l.Timeout() / 2)
 	for {
 		timer := time.NewTimer(time.Until(wake))
 		select {
@@ -214,7 +218,7 @@ func (l *Lease) keepAlive(ctx context.Context) {
 		err := l.Renew(ctx)
 		switch {
 		case err == nil:
-			wake = l.Deadline().Add(-l.timeout / 2)
+			wake = l.Deadline().Add(-l.Timeout() / 2)
 		case ctx.Err() != nil, errors.Is(err, errReleased), errors.Is(err, ErrLeaseLost):
 			return
 		default:
@@ -231,12 +235,13 @@ func (l *Lease) keepAlive(ctx context.Context) {
 }
 
 func (l *Lease) record(generation uint64, released bool) Record {
+	timeout := l.Timeout()
 	return Record{
 		Path:       l.key.path,
 		ETag:       l.key.etag,
 		Generation: generation,
-		Timeout:    l.timeout,
-		TTL:        time.Now().Add(l.c.opts.rowTTL(l.timeout)),
+		Timeout:    timeout,
+		TTL:        time.Now().Add(l.c.opts.rowTTL(timeout)),
 		Owner:      l.owner,
 		Released:   released,
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"io"
 	"math"
 	"net/http"
@@ -31,45 +32,85 @@ const (
 	maxPartsDocument = 1 << 20
 )
 
-// sizeLease sets the length of the lease c's write takes from the work the
-// store does for it once sent (docs/spec.md §3): a CopyObject copies its
+// leaseSizing measures the work the store does for a leased write once it
+// is sent, to size its lease (docs/spec.md §3): a CopyObject copies its
 // source, a CompleteMultipartUpload assembles its parts, and the store goes
 // on doing so after the s3cond that asked is gone (killed, paused, cut
-// off). The row then stays held until that work could have ended, in every
-// process of a fleet: lease.timeout plus the work's bytes at
-// lease.min_store_mib_per_second. Other writes send their bytes themselves
-// and keep lease.timeout. It costs one store round trip for a copy (a HEAD
-// of the source) and one per thousand parts for a completion (ListParts).
-func (p *Proxy) sizeLease(c *call) error {
-	var work int64
-	var err error
-	switch c.op {
-	case CopyObject:
-		work, err = c.backend.copySourceSize(c.r.Context(), c.copySource)
-	case CompleteMultipartUpload:
-		work, err = c.backend.uploadedSize(c.r.Context(), c.target, c.query.Get("uploadId"))
-	default:
+// off). The row must then stay held until that work could have ended, in
+// every process of a fleet: the lease is extended to lease.timeout plus
+// the work's bytes at lease.min_store_mib_per_second, written on the row.
+// The measure (a HEAD of the source; ListParts, one request per thousand
+// parts) runs beside the destination's HEAD and the lease, so it adds no
+// round trip of its own; the extension adds one lease write, for large
+// work only (leaseLengthFor). Other writes send their bytes themselves and
+// keep lease.timeout.
+type leaseSizing struct {
+	done   chan struct{}
+	length time.Duration
+	err    error
+}
+
+// startSizing starts measuring c's store work; nil when its write has none.
+func (p *Proxy) startSizing(c *call) *leaseSizing {
+	if c.op != CopyObject && c.op != CompleteMultipartUpload {
 		return nil
 	}
-	if err != nil {
-		return err
+	s := &leaseSizing{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		var work int64
+		if c.op == CopyObject {
+			work, s.err = c.backend.copySourceSize(c.r.Context(), c.copySource)
+		} else {
+			work, s.err = c.backend.uploadedSize(c.r.Context(), c.target, c.query.Get("uploadId"))
+		}
+		s.length = p.leaseLengthFor(work)
+		if s.err == nil && s.length == maxLeaseLength {
+			p.log.Warn().Str("request_id", c.id).Str("operation", c.op.String()).Int64("work_bytes", work).
+				Dur("lease", s.length).
+				Msg("store work longer than the longest lease a row carries at lease.min_store_mib_per_second; if this s3cond vanishes, the key may be taken over before the store is done")
+		}
+	}()
+	return s
+}
+
+// extend lengthens l to the measured work once the measure is in; a nil
+// sizing leaves l as it is.
+func (s *leaseSizing) extend(ctx context.Context, l *dynamolease.Lease) error {
+	if s == nil {
+		return nil
 	}
-	c.leaseLength = p.leaseLengthFor(work)
-	if c.leaseLength == maxLeaseLength {
-		p.log.Warn().Str("request_id", c.id).Str("operation", c.op.String()).Int64("work_bytes", work).
-			Dur("lease", c.leaseLength).
-			Msg("store work longer than the longest lease a row carries at lease.min_store_mib_per_second; if this s3cond vanishes, the key may be taken over before the store is done")
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		return s3err.Wrap(s3err.InternalError, ctx.Err())
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if err := l.Extend(ctx, s.length); err != nil {
+		if errors.Is(err, dynamolease.ErrLeaseLost) {
+			return s3err.Wrap(s3err.ConditionalRequestConflict, err)
+		}
+		return s3err.Wrap(s3err.ServiceUnavailable, err)
 	}
 	return nil
 }
 
 // leaseLengthFor is lease.timeout plus the time the store takes for work
-// bytes at the assumed minimum throughput.
+// bytes at the assumed minimum throughput, or lease.timeout alone when that
+// time is at most a quarter of it: a write goes out only while half its
+// lease remains (SPEC §3 step 5), and no process takes the row over sooner
+// than lease.timeout after its last write, so the store has half the lease
+// for it, and a quarter to spare.
 func (p *Proxy) leaseLengthFor(work int64) time.Duration {
 	if work <= 0 {
 		return p.leaseTimeout
 	}
 	seconds := float64(work) / p.minStoreThroughput
+	if seconds <= (p.leaseTimeout / 4).Seconds() {
+		return p.leaseTimeout
+	}
 	if seconds >= maxLeaseLength.Seconds() {
 		return maxLeaseLength
 	}

@@ -19,8 +19,12 @@ func TestLeaseLengthIsTimeoutPlusWorkAtTheMinimumThroughput(t *testing.T) {
 	}{
 		{0, 20 * time.Second},
 		{-1, 20 * time.Second},
-		{1, 20*time.Second + 60}, // 59.6 ns, rounded up
-		{16 << 20, 21 * time.Second},
+		// Work within a quarter of the lease keeps the plain lease: it is
+		// sent with half the lease left (SPEC §3 step 5).
+		{1, 20 * time.Second},
+		{16 << 20, 20 * time.Second},
+		{5 * 16 << 20, 20 * time.Second},
+		{5*16<<20 + 16, 25*time.Second + 954}, // 953.7 ns, rounded up
 		{5 << 30, 20*time.Second + 320*time.Second},
 		{1 << 40, 20*time.Second + 65536*time.Second},
 		{5 << 40, maxLeaseLength},

@@ -202,9 +202,6 @@ type call struct {
 	// completeBody is the part list of a CompleteMultipartUpload as s3cond
 	// rewrote it from the checked parts (completebody.go).
 	completeBody []byte
-	// leaseLength is the length of the lease a leased write takes, sized to
-	// its store work (leasesize.go); zero: lease.timeout.
-	leaseLength time.Duration
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
