@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/xml"
 	"errors"
 	"io"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -63,6 +63,16 @@ func (p *Proxy) startSizing(c *call) *leaseSizing {
 			work, s.err = c.backend.copySourceSize(c.r.Context(), c.copySource)
 		} else {
 			work, s.err = c.backend.uploadedSize(c.r.Context(), c.target, c.query.Get("uploadId"))
+		}
+		if errors.Is(s.err, errPartsUnlisted) {
+			// The completion still runs, under the plain lease: it is sent
+			// with at least half of it left (SPEC §3 step 5), which the
+			// store's assembly must fit in.
+			s.err = nil
+			if !p.partsUnlistedLogged.Swap(true) {
+				p.log.Warn().Str("backend", c.backend.Name).
+					Msg("the backend does not implement ListParts: conditional CompleteMultipartUpload leases are not sized to their parts, and its assembly must finish within lease.timeout / 2")
+			}
 		}
 		s.length = p.leaseLengthFor(work)
 		if s.err == nil && s.length == maxLeaseLength {
@@ -156,13 +166,13 @@ func (b *Backend) uploadedSize(ctx context.Context, t target, uploadID string) (
 	var total int64
 	marker := ""
 	for range maxPartsPages {
-		page, err := b.listPartsPage(ctx, t, uploadID, marker)
-		if err != nil || page.missing {
+		page, missing, err := b.listPartsPage(ctx, t, uploadID, marker)
+		if err != nil || missing {
 			return 0, err
 		}
-		for _, part := range page.Parts {
-			if part.Size > 0 {
-				total += part.Size
+		for _, size := range page.Sizes {
+			if size > 0 {
+				total += size
 			}
 		}
 		if !page.IsTruncated || page.NextPartNumberMarker == "" || page.NextPartNumberMarker == marker {
@@ -173,17 +183,13 @@ func (b *Backend) uploadedSize(ctx context.Context, t target, uploadID string) (
 	return 0, s3err.Newf(s3err.BadGateway, "The backend lists more than 10 000 parts for the upload.")
 }
 
-// partsPage is one ListParts answer, as far as sizing reads it.
-type partsPage struct {
-	IsTruncated          bool
-	NextPartNumberMarker string
-	Parts                []struct {
-		Size int64
-	} `xml:"Part"`
-	missing bool // NoSuchUpload
-}
+// errPartsUnlisted: the store does not implement ListParts (s3rver
+// answers 405), so a completion's work cannot be measured.
+var errPartsUnlisted = errors.New("the store does not list an upload's parts")
 
-func (b *Backend) listPartsPage(ctx context.Context, t target, uploadID, marker string) (partsPage, error) {
+// listPartsPage reads one page of the upload's parts; missing when the
+// store does not know the upload (NoSuchUpload).
+func (b *Backend) listPartsPage(ctx context.Context, t target, uploadID, marker string) (page s3xml.PartsPage, missing bool, err error) {
 	query := "max-parts=" + strconv.Itoa(maxPartsPage)
 	if marker != "" {
 		query += "&part-number-marker=" + strictEscape(marker)
@@ -191,19 +197,21 @@ func (b *Backend) listPartsPage(ctx context.Context, t target, uploadID, marker 
 	query += "&uploadId=" + strictEscape(uploadID)
 	resp, err := b.send(b.newRequest(ctx, http.MethodGet, t.Bucket, t.RawKey, query, nil))
 	if err != nil {
-		return partsPage{}, backendError(err)
+		return page, false, backendError(err)
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusOK:
 	case http.StatusNotFound:
-		return partsPage{missing: true}, nil
+		return page, true, nil
+	case http.StatusMethodNotAllowed, http.StatusNotImplemented:
+		return page, false, errPartsUnlisted
 	default:
-		return partsPage{}, s3err.Newf(s3err.BadGateway, "The backend answered ListParts with status %d.", resp.StatusCode)
+		return page, false, s3err.Newf(s3err.BadGateway, "The backend answered ListParts with status %d.", resp.StatusCode)
 	}
-	var page partsPage
-	if err := xml.NewDecoder(io.LimitReader(resp.Body, maxPartsDocument)).Decode(&page); err != nil {
-		return partsPage{}, s3err.Newf(s3err.BadGateway, "The backend's ListParts answer does not parse: %v", err)
+	page, err = s3xml.ReadPartsPage(resp.Body, maxPartsDocument, maxPartsPage)
+	if err != nil {
+		return page, false, s3err.Wrap(s3err.BadGateway, err)
 	}
-	return page, nil
+	return page, false, nil
 }

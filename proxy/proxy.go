@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -50,6 +51,9 @@ type Proxy struct {
 	// bucketBackends routes client buckets to backends other than backend.
 	bucketBackends map[string]*Backend
 	leases         *dynamolease.Committer
+	// partsUnlistedLogged: a store without ListParts is logged once, not
+	// at every completion (leasesize.go).
+	partsUnlistedLogged atomic.Bool
 	// leaseTimeout is the lease store's timeout, for the half-lease rule.
 	leaseTimeout time.Duration
 	// minStoreThroughput is the rate (bytes/s) the store is assumed to
