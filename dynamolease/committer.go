@@ -289,7 +289,9 @@ func (c *Committer) takeOverRow(ctx context.Context, a *attempt, row *Record) (*
 func (c *Committer) create(ctx context.Context, a *attempt) (*Lease, *Record, error) {
 	r := c.record(a, 0, false)
 	sentAt := time.Now()
-	existing, err := c.table.Create(ctx, r)
+	call, done := tableCall(ctx)
+	existing, err := c.table.Create(call, r)
+	done()
 	if err == nil || wroteIt(existing, r) {
 		lease := c.newLease(a, r, sentAt)
 		lease.createdBy = time.Now()
@@ -307,7 +309,9 @@ func (c *Committer) create(ctx context.Context, a *attempt) (*Lease, *Record, er
 func (c *Committer) takeOver(ctx context.Context, a *attempt, seen uint64, released bool) (*Lease, *Record, error) {
 	r := c.record(a, seen+1, false)
 	sentAt := time.Now()
-	current, err := c.table.Replace(ctx, r, seen)
+	call, done := tableCall(ctx)
+	current, err := c.table.Replace(call, r, seen)
+	done()
 	if err == nil || wroteIt(current, r) {
 		c.opts.Observer.TookOver(released)
 		c.log.Debug().Str("path", a.key.path).Str("etag", a.key.etag).Uint64("generation", r.Generation).
@@ -322,7 +326,9 @@ func (c *Committer) takeOver(ctx context.Context, a *attempt, seen uint64, relea
 }
 
 func (c *Committer) get(ctx context.Context, a *attempt) (*Record, error) {
-	r, err := c.table.Get(ctx, a.key.path, a.key.etag)
+	call, done := tableCall(ctx)
+	r, err := c.table.Get(call, a.key.path, a.key.etag)
+	done()
 	if err != nil {
 		return nil, c.storeError(ctx, "get", err)
 	}

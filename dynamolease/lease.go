@@ -118,7 +118,9 @@ func (l *Lease) Renew(ctx context.Context) error {
 	mine := l.Generation()
 	next := l.record(mine+1, false)
 	sentAt := time.Now()
-	current, err := l.c.table.Replace(ctx, next, mine)
+	call, done := tableCall(ctx)
+	current, err := l.c.table.Replace(call, next, mine)
+	done()
 	if err == nil || wroteIt(current, next) {
 		l.mu.Lock()
 		l.generation, l.acquired = next.Generation, sentAt
@@ -172,7 +174,9 @@ func (l *Lease) release(ctx context.Context, notAwaited bool) error {
 			return ReplaceLazily(ctx, l.c.table, r, seen)
 		}
 	}
-	current, err := replace(ctx, r, mine)
+	call, done := tableCall(ctx)
+	current, err := replace(call, r, mine)
+	done()
 	if err == nil || wroteIt(current, r) {
 		return nil
 	}
