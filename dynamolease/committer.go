@@ -50,9 +50,6 @@ type attempt struct {
 	// readAt is when the caller's state read (its HEAD) was sent; zero when
 	// it has none this lease can trust, and the re-check always runs.
 	readAt time.Time
-	// timeout is the lease length written on the row: Options.Timeout, or
-	// longer for a write whose store work may take longer (AcquireSized).
-	timeout time.Duration
 }
 
 // Acquire takes the lease on (path, etag). etag is the expected ETag as S3
@@ -78,17 +75,19 @@ func (c *Committer) Acquire(ctx context.Context, path, etag string, check func(c
 // soon enough after readAt (recheckNeedless, SPEC §3 step 4); a zero readAt
 // always re-checks.
 func (c *Committer) AcquireAfterRead(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context) error) (*Lease, error) {
-	return c.AcquireSized(ctx, path, etag, readAt, c.opts.Timeout, check)
+	start := time.Now()
+	lease, err := c.acquire(ctx, path, etag, readAt, check)
+	c.opts.Observer.AcquireDone(time.Since(start), err)
+	return lease, err
 }
 
-func (c *Committer) acquire(ctx context.Context, path, etag string, readAt time.Time, timeout time.Duration, check func(context.Context) error) (*Lease, error) {
+func (c *Committer) acquire(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context) error) (*Lease, error) {
 	a := &attempt{
 		key:       localKey{path, etag},
 		owner:     c.ownerPrefix + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
 		budgetEnd: time.Now().Add(c.opts.WaitBudget),
 		check:     check,
 		readAt:    readAt,
-		timeout:   max(timeout, c.opts.Timeout),
 	}
 	a.state = c.local.join(a.key)
 	me := &turn{}
@@ -290,7 +289,9 @@ func (c *Committer) takeOverRow(ctx context.Context, a *attempt, row *Record) (*
 func (c *Committer) create(ctx context.Context, a *attempt) (*Lease, *Record, error) {
 	r := c.record(a, 0, false)
 	sentAt := time.Now()
-	existing, err := c.table.Create(ctx, r)
+	call, done := tableCall(ctx)
+	existing, err := c.table.Create(call, r)
+	done()
 	if err == nil || wroteIt(existing, r) {
 		lease := c.newLease(a, r, sentAt)
 		lease.createdBy = time.Now()
@@ -308,7 +309,9 @@ func (c *Committer) create(ctx context.Context, a *attempt) (*Lease, *Record, er
 func (c *Committer) takeOver(ctx context.Context, a *attempt, seen uint64, released bool) (*Lease, *Record, error) {
 	r := c.record(a, seen+1, false)
 	sentAt := time.Now()
-	current, err := c.table.Replace(ctx, r, seen)
+	call, done := tableCall(ctx)
+	current, err := c.table.Replace(call, r, seen)
+	done()
 	if err == nil || wroteIt(current, r) {
 		c.opts.Observer.TookOver(released)
 		c.log.Debug().Str("path", a.key.path).Str("etag", a.key.etag).Uint64("generation", r.Generation).
@@ -323,7 +326,9 @@ func (c *Committer) takeOver(ctx context.Context, a *attempt, seen uint64, relea
 }
 
 func (c *Committer) get(ctx context.Context, a *attempt) (*Record, error) {
-	r, err := c.table.Get(ctx, a.key.path, a.key.etag)
+	call, done := tableCall(ctx)
+	r, err := c.table.Get(call, a.key.path, a.key.etag)
+	done()
 	if err != nil {
 		return nil, c.storeError(ctx, "get", err)
 	}
@@ -345,8 +350,8 @@ func (c *Committer) record(a *attempt, generation uint64, released bool) Record 
 		Path:       a.key.path,
 		ETag:       a.key.etag,
 		Generation: generation,
-		Timeout:    a.timeout,
-		TTL:        time.Now().Add(c.opts.rowTTL(a.timeout)),
+		Timeout:    c.opts.Timeout,
+		TTL:        time.Now().Add(c.opts.TTL),
 		Owner:      a.owner,
 		Released:   released,
 	}

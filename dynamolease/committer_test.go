@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -31,6 +32,9 @@ type countingTable struct {
 	dynamolease.Table
 	creates, replaces, gets atomic.Int64
 	fail                    atomic.Bool
+	// failFromGet sets fail at the next Get: a table that goes down while
+	// a waiter polls a held row.
+	failFromGet atomic.Bool
 }
 
 var errUnreachable = errors.New("dial tcp 127.0.0.1:1: connection refused")
@@ -53,22 +57,13 @@ func (c *countingTable) Replace(ctx context.Context, r dynamolease.Record, seen 
 
 func (c *countingTable) Get(ctx context.Context, path, etag string) (*dynamolease.Record, error) {
 	c.gets.Add(1)
+	if c.failFromGet.Load() {
+		c.fail.Store(true)
+	}
 	if c.fail.Load() {
 		return nil, errUnreachable
 	}
 	return c.Table.Get(ctx, path, etag)
-}
-
-// waitFor polls cond until it holds, failing the test after a deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // Two Committers on one table behave like two processes.
@@ -345,35 +340,42 @@ func TestKeepAliveGivesUpAtDeadlineWhenTableFails(t *testing.T) {
 }
 
 func TestInProcessWakeUp(t *testing.T) {
-	opts := fastOptions()
-	opts.Timeout, opts.PollInterval = 10*time.Second, 2*time.Second
-	c := dynamolease.NewCommitter(dynamolease.NewMemTable(), opts, zerolog.Nop())
-	holder := mustAcquire(t, c, "b/k", `"e"`)
-	got := make(chan time.Time, 1)
-	go func() {
-		l, err := c.Acquire(testContext(t, 10*time.Second), "b/k", `"e"`, nil)
-		if err != nil {
-			t.Error(err)
-			close(got)
-			return
+	// In a bubble: the test knows when the waiter has queued, and time moves only on polls.
+	synctest.Test(t, func(t *testing.T) {
+		opts := fastOptions()
+		opts.Timeout, opts.PollInterval = 10*time.Second, 2*time.Second
+		c := dynamolease.NewCommitter(dynamolease.NewMemTable(), opts, zerolog.Nop())
+		holder := mustAcquire(t, c, "b/k", `"e"`)
+		got := make(chan time.Time, 1)
+		go func() {
+			l, err := c.Acquire(testContext(t, 10*time.Second), "b/k", `"e"`, nil)
+			if err != nil {
+				t.Error(err)
+				close(got)
+				return
+			}
+			got <- time.Now()
+			_ = l.Release(context.Background())
+		}()
+		synctest.Wait()
+		if n := c.LocalContenders("b/k", `"e"`); n != 2 {
+			t.Fatalf("%d local contenders once the waiter blocked, want the holder and the waiter", n)
 		}
-		got <- time.Now()
-		_ = l.Release(context.Background())
-	}()
-	waitFor(t, "the waiter queues", func() bool { return c.LocalContenders("b/k", `"e"`) == 2 })
-	if err := holder.Release(testContext(t, time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	released := time.Now()
-	at, ok := <-got
-	if !ok {
-		t.FailNow()
-	}
-	latency := at.Sub(released)
-	t.Logf("wake-up latency %s", latency)
-	if latency > opts.PollInterval/20 {
-		t.Fatalf("waiter got the lease %s after Release (poll interval %s)", latency, opts.PollInterval)
-	}
+		if err := holder.Release(testContext(t, time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		released := time.Now()
+		at, ok := <-got
+		if !ok {
+			t.FailNow()
+		}
+		// The bubble's clock moves only when every goroutine waits on it: a
+		// waiter woken by the release, not by its next poll, gets the lease
+		// at the very instant of the release.
+		if latency := at.Sub(released); latency != 0 {
+			t.Fatalf("waiter got the lease %s after Release (poll interval %s): it was not woken by the release", latency, opts.PollInterval)
+		}
+	})
 }
 
 // A lease leaked by a goroutine of this process must not block the
@@ -463,14 +465,8 @@ func TestStoreFailureIsStoreError(t *testing.T) {
 	tbl.fail.Store(false)
 	mustAcquire(t, dynamolease.NewCommitter(tbl, opts, zerolog.Nop()), "b/k", "*")
 	// The table fails once the waiter has found the row held (its Create
-	// answered) and is polling it.
-	go func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for tbl.gets.Load() == 0 && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
-		tbl.fail.Store(true)
-	}()
+	// answered) and is polling it: from its first Get on.
+	tbl.failFromGet.Store(true)
 	_, err = c.Acquire(testContext(t, 5*time.Second), "b/k", "*", nil)
 	if !errors.As(err, &storeErr) || storeErr.Op != "get" {
 		t.Fatalf("Acquire when the table fails mid-wait = %v, want *StoreError{get}", err)
@@ -500,47 +496,53 @@ func TestCheckBeforeTakingOverAReleasedRow(t *testing.T) {
 // Local waiters whose ETag moved while they queued answer with the check's
 // error once the holder lets go, and none of them writes to the table.
 func TestLocalWaitersWhoseETagMovedWriteNothing(t *testing.T) {
-	opts := fastOptions()
-	opts.PollInterval = time.Hour // only the release may wake them
-	tbl, p1, _ := twoProcesses(opts)
-	holder := mustAcquire(t, p1, "b/k", `"v1"`)
-	moved := errors.New("ETag moved")
-	var released atomic.Bool
-	const waiters = 4
-	errs := make(chan error, waiters)
-	for range waiters {
-		go func() {
-			_, err := p1.Acquire(testContext(t, 5*time.Second), "b/k", `"v1"`, func(context.Context) error {
-				if released.Load() {
-					return moved
-				}
-				return nil
-			})
-			errs <- err
-		}()
-	}
-	waitFor(t, "all four queue behind the holder", func() bool { return p1.LocalContenders("b/k", `"v1"`) == 1+waiters })
-	released.Store(true)
-	start := time.Now()
-	if err := holder.Release(testContext(t, time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	for range waiters {
-		select {
-		case err := <-errs:
-			if err != moved {
-				t.Fatalf("waiter got %v, want the check's error", err)
-			}
-		case <-time.After(2 * time.Second):
-			t.Fatal("a waiter did not check its precondition when the holder let go")
+	// In a bubble: the test knows when the waiters have queued.
+	synctest.Test(t, func(t *testing.T) {
+		opts := fastOptions()
+		opts.PollInterval = time.Hour // only the release may wake them
+		tbl, p1, _ := twoProcesses(opts)
+		holder := mustAcquire(t, p1, "b/k", `"v1"`)
+		moved := errors.New("ETag moved")
+		var released atomic.Bool
+		const waiters = 4
+		errs := make(chan error, waiters)
+		for range waiters {
+			go func() {
+				_, err := p1.Acquire(testContext(t, 5*time.Second), "b/k", `"v1"`, func(context.Context) error {
+					if released.Load() {
+						return moved
+					}
+					return nil
+				})
+				errs <- err
+			}()
 		}
-	}
-	if took := time.Since(start); took > time.Second {
-		t.Fatalf("waiters took %s to answer", took)
-	}
-	// None of them took the lease to find out.
-	row, _ := tbl.Get(testContext(t, time.Second), "b/k", `"v1"`)
-	if row == nil || !row.Released || row.Generation != 0 {
-		t.Fatalf("row = %+v, want the holder's generation 0, released", row)
-	}
+		synctest.Wait()
+		if n := p1.LocalContenders("b/k", `"v1"`); n != 1+waiters {
+			t.Fatalf("%d local contenders once the waiters blocked, want the holder and %d waiters", n, waiters)
+		}
+		released.Store(true)
+		start := time.Now()
+		if err := holder.Release(testContext(t, time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		for range waiters {
+			select {
+			case err := <-errs:
+				if err != moved {
+					t.Fatalf("waiter got %v, want the check's error", err)
+				}
+			case <-time.After(2 * time.Second):
+				t.Fatal("a waiter did not check its precondition when the holder let go")
+			}
+		}
+		if took := time.Since(start); took != 0 {
+			t.Fatalf("waiters took %s to answer: they waited for a poll, not for the release", took)
+		}
+		// None of them took the lease to find out.
+		row, _ := tbl.Get(testContext(t, time.Second), "b/k", `"v1"`)
+		if row == nil || !row.Released || row.Generation != 0 {
+			t.Fatalf("row = %+v, want the holder's generation 0, released", row)
+		}
+	})
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/rs/zerolog"
 )
@@ -46,61 +46,62 @@ func (r *lazyRecordingTable) lastRelease(t *testing.T) bool {
 }
 
 func TestOnlyAnUnawaitedUncontendedReleaseIsLazy(t *testing.T) {
-	table := &lazyRecordingTable{Table: NewMemTable()}
-	c := NewCommitter(table, Options{}, zerolog.Nop())
-	ctx := context.Background()
+	// In a bubble, so that the test knows when the second writer has queued.
+	synctest.Test(t, func(t *testing.T) {
+		table := &lazyRecordingTable{Table: NewMemTable()}
+		c := NewCommitter(table, Options{}, zerolog.Nop())
+		ctx := context.Background()
 
-	lease, err := c.Acquire(ctx, "b/awaited", "*", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lease.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if table.lastRelease(t) {
-		t.Fatal("a release its caller waits for was lazy")
-	}
-
-	lease, err = c.Acquire(ctx, "b/background", "*", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lease.ReleaseNotAwaited(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !table.lastRelease(t) {
-		t.Fatal("a release nobody waits for was not lazy")
-	}
-
-	// A second local writer queues for the same row: the release is urgent.
-	lease, err = c.Acquire(ctx, "b/contended", "*", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	next := make(chan error, 1)
-	go func() {
-		l, err := c.Acquire(ctx, "b/contended", "*", nil)
-		if err == nil {
-			err = l.Release(ctx)
+		lease, err := c.Acquire(ctx, "b/awaited", "*", nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		next <- err
-	}()
-	for deadline := time.Now().Add(5 * time.Second); !c.local.contended(lease.state); {
-		if time.Now().After(deadline) {
+		if err := lease.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if table.lastRelease(t) {
+			t.Fatal("a release its caller waits for was lazy")
+		}
+
+		lease, err = c.Acquire(ctx, "b/background", "*", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lease.ReleaseNotAwaited(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !table.lastRelease(t) {
+			t.Fatal("a release nobody waits for was not lazy")
+		}
+
+		// A second local writer queues for the same row: the release is urgent.
+		lease, err = c.Acquire(ctx, "b/contended", "*", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := make(chan error, 1)
+		go func() {
+			l, err := c.Acquire(ctx, "b/contended", "*", nil)
+			if err == nil {
+				err = l.Release(ctx)
+			}
+			next <- err
+		}()
+		synctest.Wait() // the second writer has queued, or given up
+		if !c.local.contended(lease.state) {
 			t.Fatal("the second writer never queued for the row")
 		}
-		time.Sleep(time.Millisecond)
-	}
-	if err := lease.ReleaseNotAwaited(ctx); err != nil {
-		t.Fatal(err)
-	}
-	table.mu.Lock()
-	contendedLazy := table.lazy[2]
-	table.mu.Unlock()
-	if contendedLazy {
-		t.Fatal("a release another local writer was waiting for was lazy")
-	}
-	if err := <-next; err != nil {
-		t.Fatalf("the waiting writer: %v", err)
-	}
+		if err := lease.ReleaseNotAwaited(ctx); err != nil {
+			t.Fatal(err)
+		}
+		table.mu.Lock()
+		contendedLazy := table.lazy[2]
+		table.mu.Unlock()
+		if contendedLazy {
+			t.Fatal("a release another local writer was waiting for was lazy")
+		}
+		if err := <-next; err != nil {
+			t.Fatalf("the waiting writer: %v", err)
+		}
+	})
 }

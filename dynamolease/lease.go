@@ -26,7 +26,7 @@ type Lease struct {
 	opMu     sync.Mutex
 	released bool
 
-	mu         sync.Mutex // guards generation and acquired
+	mu         sync.Mutex // guards generation, acquired and timeout (Extend)
 	generation uint64
 	acquired   time.Time // read before the write that won the row was sent
 	// createdBy, set when this lease's Acquire created the row (generation
@@ -76,8 +76,12 @@ func (l *Lease) Deadline() time.Time {
 }
 
 // Timeout is the lease's length, as written on its row: Options.Timeout,
-// or the longer length AcquireSized gave it.
-func (l *Lease) Timeout() time.Duration { return l.timeout }
+// or the longer length Extend gave it.
+func (l *Lease) Timeout() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.timeout
+}
 
 // Remaining is the time left until Deadline (negative once past it).
 func (l *Lease) Remaining() time.Duration { return time.Until(l.Deadline()) }
@@ -114,7 +118,9 @@ func (l *Lease) Renew(ctx context.Context) error {
 	mine := l.Generation()
 	next := l.record(mine+1, false)
 	sentAt := time.Now()
-	current, err := l.c.table.Replace(ctx, next, mine)
+	call, done := tableCall(ctx)
+	current, err := l.c.table.Replace(call, next, mine)
+	done()
 	if err == nil || wroteIt(current, next) {
 		l.mu.Lock()
 		l.generation, l.acquired = next.Generation, sentAt
@@ -168,7 +174,9 @@ func (l *Lease) release(ctx context.Context, notAwaited bool) error {
 			return ReplaceLazily(ctx, l.c.table, r, seen)
 		}
 	}
-	current, err := replace(ctx, r, mine)
+	call, done := tableCall(ctx)
+	current, err := replace(call, r, mine)
+	done()
 	if err == nil || wroteIt(current, r) {
 		return nil
 	}
@@ -198,7 +206,7 @@ func (l *Lease) KeepAlive(ctx context.Context) (stop func()) {
 }
 
 func (l *Lease) keepAlive(ctx context.Context) {
-	wake := l.Deadline().Add(-l.timeout / 2)
+	wake := l.Deadline().Add(-l.Timeout() / 2)
 	for {
 		timer := time.NewTimer(time.Until(wake))
 		select {
@@ -214,7 +222,7 @@ func (l *Lease) keepAlive(ctx context.Context) {
 		err := l.renewInBackground(ctx)
 		switch {
 		case err == nil:
-			wake = l.Deadline().Add(-l.timeout / 2)
+			wake = l.Deadline().Add(-l.Timeout() / 2)
 		case ctx.Err() != nil, errors.Is(err, errReleased), errors.Is(err, ErrLeaseLost):
 			return
 		default:
@@ -231,12 +239,13 @@ func (l *Lease) keepAlive(ctx context.Context) {
 }
 
 func (l *Lease) record(generation uint64, released bool) Record {
+	timeout := l.Timeout()
 	return Record{
 		Path:       l.key.path,
 		ETag:       l.key.etag,
 		Generation: generation,
-		Timeout:    l.timeout,
-		TTL:        time.Now().Add(l.c.opts.rowTTL(l.timeout)),
+		Timeout:    timeout,
+		TTL:        time.Now().Add(l.c.opts.rowTTL(timeout)),
 		Owner:      l.owner,
 		Released:   released,
 	}

@@ -5,26 +5,41 @@ import (
 	"time"
 )
 
-// AcquireSized is AcquireAfterRead for a write whose work at the store may
-// outlast Options.Timeout: a CopyObject of a large source, a
-// CompleteMultipartUpload of large parts. The store goes on with such work
-// after its requester is gone (killed, paused, cut off), so the lease must
-// not be taken over before the work could have ended: the row carries
-// timeout (never less than Options.Timeout) as its own lease length, and
-// every process in a fleet waits that × MaxClockSkewRate before taking a
-// row over, whatever its own Options.Timeout (staleAfter reads the row's).
-// Renewals keep the same length. A length over MaxSizedTimeout is cut to it.
-func (c *Committer) AcquireSized(ctx context.Context, path, etag string, readAt time.Time, timeout time.Duration, check func(context.Context) error) (*Lease, error) {
-	start := time.Now()
-	lease, err := c.acquire(ctx, path, etag, readAt, min(timeout, MaxSizedTimeout), check)
-	c.opts.Observer.AcquireDone(time.Since(start), err)
-	return lease, err
-}
-
-// MaxSizedTimeout is the longest lease AcquireSized writes: the longest
-// timeout a reader believes a row carries (a longer one reads as unusable,
-// and is then held only for the reader's own timeout × skew).
+// MaxSizedTimeout is the longest lease Extend writes: the longest timeout a
+// reader believes a row carries (a longer one reads as unusable, and is
+// then held only for the reader's own timeout × skew).
 const MaxSizedTimeout = 24 * time.Hour
+
+// Extend lengthens a held lease to timeout (at most MaxSizedTimeout; a
+// shorter one is a no-op) by a renewal that writes the new length on the
+// row. It is for a write whose work at the store may outlast
+// Options.Timeout: a CopyObject of a large source, a
+// CompleteMultipartUpload of large parts. The store goes on with such work
+// after its requester is gone (killed, paused, cut off), so the row must
+// not be taken over before the work could have ended; every process waits
+// the row's own timeout × MaxClockSkewRate before a takeover, whatever its
+// own Options.Timeout (staleAfter reads the row's), and later renewals
+// keep the length. Call it before KeepAlive. Errors are Renew's; on one,
+// the lease keeps its old length here (the row may carry either), so its
+// Deadline stays the earlier one.
+func (l *Lease) Extend(ctx context.Context, timeout time.Duration) error {
+	timeout = min(timeout, MaxSizedTimeout)
+	l.mu.Lock()
+	previous := l.timeout
+	if timeout <= previous {
+		l.mu.Unlock()
+		return nil
+	}
+	l.timeout = timeout
+	l.mu.Unlock()
+	if err := l.Renew(ctx); err != nil {
+		l.mu.Lock()
+		l.timeout = previous
+		l.mu.Unlock()
+		return err
+	}
+	return nil
+}
 
 // rowTTL is how long the table keeps a row written with this lease length:
 // Options.TTL, or longer when the lease's takeover wait would outlast it (a

@@ -2,6 +2,7 @@ package dynamolease_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,26 +12,29 @@ import (
 	"github.com/s3cond/s3cond/dynamolease"
 )
 
-// A holder that vanished during a long store write (AcquireSized) is taken
-// over only its own lease length × skew after its row was first seen, by a
-// process whose own lease.timeout is the short default: the row says how
-// long to wait, not the waiter's settings.
-func TestSizedLeaseOfAVanishedHolderIsTakenOverAfterItsOwnLength(t *testing.T) {
+// A holder that vanished during a long store write (its lease extended) is
+// taken over only its own lease length × skew after its row was first
+// seen, by a process whose own lease.timeout is the short default: the row
+// says how long to wait, not the waiter's settings.
+func TestExtendedLeaseOfAVanishedHolderIsTakenOverAfterItsOwnLength(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tbl := dynamolease.NewMemTable()
 		crashed := dynamolease.NewCommitter(tbl, dynamolease.Options{}, zerolog.Nop())
 		waiter := dynamolease.NewCommitter(tbl, dynamolease.Options{}, zerolog.Nop())
-		const sized = 5 * time.Minute
-		held, err := crashed.AcquireSized(context.Background(), "b/k", "*", time.Time{}, sized, nil)
+		held, err := crashed.Acquire(context.Background(), "b/k", "*", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if held.Timeout() != sized {
-			t.Fatalf("lease length %s, want %s", held.Timeout(), sized)
+		const sized = 5 * time.Minute
+		if err := held.Extend(context.Background(), sized); err != nil {
+			t.Fatal(err)
+		}
+		if held.Timeout() != sized || held.Remaining() != sized {
+			t.Fatalf("lease length %s, remaining %s; want %s", held.Timeout(), held.Remaining(), sized)
 		}
 		row, err := tbl.Get(context.Background(), "b/k", "*")
-		if err != nil || row == nil || row.Timeout != sized {
-			t.Fatalf("row %+v, %v; want timeout %s on it", row, err, sized)
+		if err != nil || row == nil || row.Timeout != sized || row.Generation != 1 {
+			t.Fatalf("row %+v, %v; want generation 1 with timeout %s on it", row, err, sized)
 		}
 		if minTTL := 2 * sized * 3; time.Until(row.TTL) < minTTL {
 			t.Fatalf("row TTL in %s; want at least %s, or the table could drop it while it guards a write", time.Until(row.TTL), minTTL)
@@ -44,36 +48,22 @@ func TestSizedLeaseOfAVanishedHolderIsTakenOverAfterItsOwnLength(t *testing.T) {
 	})
 }
 
-// A length beyond what a reader believes a row carries is cut to it, so no
-// reader takes the row for unusable (and holds it only for its own timeout).
-func TestSizedLeaseIsCutToTheLongestARowCarries(t *testing.T) {
-	tbl := dynamolease.NewMemTable()
-	c := dynamolease.NewCommitter(tbl, dynamolease.Options{}, zerolog.Nop())
-	l, err := c.AcquireSized(context.Background(), "b/k", "*", time.Time{}, 100*time.Hour, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.Timeout() != dynamolease.MaxSizedTimeout {
-		t.Fatalf("lease length %s, want MaxSizedTimeout %s", l.Timeout(), dynamolease.MaxSizedTimeout)
-	}
-}
-
-// A sized lease is renewed with its own length, so a live holder keeps a
-// long write guarded; and a length below Options.Timeout is raised to it.
-func TestSizedLeaseRenewsWithItsLengthAndNeverShrinks(t *testing.T) {
+// An extended lease renews with its own length, so a live holder keeps a
+// long write guarded; Extend never shortens a lease, and stops at
+// MaxSizedTimeout, beyond which a reader would take the row for unusable.
+func TestExtendedLeaseRenewsWithItsLengthAndNeverShrinks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tbl := dynamolease.NewMemTable()
 		c := dynamolease.NewCommitter(tbl, dynamolease.Options{}, zerolog.Nop())
-		short, err := c.AcquireSized(context.Background(), "b/short", "*", time.Time{}, time.Second, nil)
+		l, err := c.Acquire(context.Background(), "b/k", "*", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if short.Timeout() != c.Options().Timeout {
-			t.Fatalf("lease length %s for a shorter size; want Options.Timeout %s", short.Timeout(), c.Options().Timeout)
+		if err := l.Extend(context.Background(), time.Second); err != nil || l.Timeout() != c.Options().Timeout || l.Generation() != 0 {
+			t.Fatalf("Extend to a shorter length: %v, length %s, generation %d; want a no-op", err, l.Timeout(), l.Generation())
 		}
 		const sized = 2 * time.Minute
-		l, err := c.AcquireSized(context.Background(), "b/k", "*", time.Time{}, sized, nil)
-		if err != nil {
+		if err := l.Extend(context.Background(), sized); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(sized / 2)
@@ -81,11 +71,41 @@ func TestSizedLeaseRenewsWithItsLengthAndNeverShrinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		row, err := tbl.Get(context.Background(), "b/k", "*")
-		if err != nil || row == nil || row.Generation != 1 || row.Timeout != sized {
-			t.Fatalf("row after renewal %+v, %v; want generation 1 with timeout %s", row, err, sized)
+		if err != nil || row == nil || row.Generation != 2 || row.Timeout != sized {
+			t.Fatalf("row after renewal %+v, %v; want generation 2 with timeout %s", row, err, sized)
 		}
-		if l.Remaining() != sized {
-			t.Fatalf("remaining after renewal %s, want %s", l.Remaining(), sized)
+		if err := l.Extend(context.Background(), 100*time.Hour); err != nil || l.Timeout() != dynamolease.MaxSizedTimeout {
+			t.Fatalf("Extend past the longest row timeout: %v, length %s; want %s", err, l.Timeout(), dynamolease.MaxSizedTimeout)
+		}
+	})
+}
+
+// failingTable stands for a lease table that stops answering (DynamoDB
+// throttling, etcd without quorum): every write fails.
+type failingTable struct{ dynamolease.Table }
+
+var errTableDown = errors.New("table down")
+
+func (failingTable) Replace(context.Context, dynamolease.Record, uint64) (*dynamolease.Record, error) {
+	return nil, errTableDown
+}
+
+// An Extend the table does not confirm leaves the lease its old length
+// here: the row may carry either, so the earlier deadline is the one kept.
+func TestFailedExtendKeepsTheOldLength(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tbl := dynamolease.NewMemTable()
+		c := dynamolease.NewCommitter(failingTable{tbl}, dynamolease.Options{}, zerolog.Nop())
+		l, err := c.Acquire(context.Background(), "b/k", "*", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := l.Deadline()
+		if err := l.Extend(context.Background(), time.Hour); err == nil {
+			t.Fatal("Extend on a failing table succeeded")
+		}
+		if l.Timeout() != c.Options().Timeout || !l.Deadline().Equal(deadline) {
+			t.Fatalf("after a failed Extend: length %s, deadline moved by %s; want the old ones", l.Timeout(), l.Deadline().Sub(deadline))
 		}
 	})
 }

@@ -118,9 +118,11 @@ func conditionalCreate(t *testing.T, e *Env, endpoint, path, body string) *RawRe
 // --held` shows the dead holder's row with its owner and age (from the
 // file while no s3cond runs, through the admin listener while the restarted
 // one holds it); the restarted s3cond makes writers wait the row out (409
-// within the wait budget); `leases release` refuses while it runs, and once
-// it has stopped frees the row at the generation listed, after which the
-// next conditional write takes it over at once, as a released lease.
+// within the wait budget). `leases release`, run while it runs, goes
+// through its admin listener with the token it wrote to data_dir at start:
+// a wrong token is refused and writes nothing, the right one frees the row
+// at the generation listed, after which the next conditional write takes
+// it over at once, as a released lease. A graceful stop removes the token.
 func TestLeasesReleaseEmbeddedAfterKill(t *testing.T) {
 	e := NewEnv(t, WithConfig(leasesCLIConfig))
 	e.RequireProxy(t)
@@ -136,6 +138,8 @@ func TestLeasesReleaseEmbeddedAfterKill(t *testing.T) {
 	adminEnv := "S3COND_ADMIN_LISTEN=" + adminAddr
 	p := testservers.StartS3cond(t, text, append(e.processEnv, adminEnv)...)
 	env := append(e.processEnv, adminEnv)
+	tokenFile := filepath.Join(cfg.DataDir, "admin-token")
+	killedToken := readAdminToken(t, tokenFile)
 
 	const path = "leases/held"
 	abandonUpload := startHeldUpload(t, e, p.Endpoint, path, func() bool {
@@ -160,6 +164,9 @@ func TestLeasesReleaseEmbeddedAfterKill(t *testing.T) {
 	// The restarted s3cond holds the file: list reads through its admin
 	// listener, and the dead holder's lease still blocks writers.
 	p.Restart(t)
+	if token := readAdminToken(t, tokenFile); token == killedToken {
+		t.Fatal("the restarted s3cond kept the killed one's admin token")
+	}
 	again, stderr := heldRow(t, env, path, "--config", p.ConfigPath)
 	if !strings.Contains(stderr, "from admin listener") || again.Owner != dead.Owner || again.Generation != dead.Generation {
 		t.Fatalf("list while s3cond runs: %+v (%s), want %+v through the admin listener", again, stderr, dead)
@@ -167,22 +174,27 @@ func TestLeasesReleaseEmbeddedAfterKill(t *testing.T) {
 	if resp := conditionalCreate(t, e, p.Endpoint, path, "blocked"); resp.Status != http.StatusConflict {
 		t.Fatalf("conditional create over the dead holder's lease: %d %s, want 409 within the wait budget", resp.Status, resp.shortBody())
 	}
-	generation := fmt.Sprint(dead.Generation)
-	_, stderr, err = leasesCommand(t, env, "release", path, "--generation", generation, "--yes", "--config", p.ConfigPath)
-	if err == nil || !strings.Contains(stderr, "stop s3cond") {
-		t.Fatalf("release while s3cond runs: %v %s, want a refusal saying to stop s3cond", err, stderr)
+
+	// The killed run's token, still on disk elsewhere, is refused.
+	staleToken := filepath.Join(t.TempDir(), "admin-token")
+	if err := os.WriteFile(staleToken, []byte(killedToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if _, stderr, err := leasesCommand(t, env, "release", path, "--generation", generation, "--yes", "--admin", adminAddr); err == nil ||
-		!strings.Contains(stderr, "never goes through the admin listener") {
-		t.Fatalf("release through the admin listener: %v %s, want a refusal", err, stderr)
+	generation := fmt.Sprint(dead.Generation)
+	if _, stderr, err := leasesCommand(t, env, "release", path, "--generation", generation, "--yes",
+		"--admin", adminAddr, "--admin-token-file", staleToken); err == nil || !strings.Contains(stderr, "401") {
+		t.Fatalf("release with the killed run's token: %v %s, want 401", err, stderr)
+	}
+	if still, _ := heldRow(t, env, path, "--config", p.ConfigPath); still.Generation != dead.Generation {
+		t.Fatalf("a refused release moved the row: %+v, want generation %d", still, dead.Generation)
 	}
 
-	p.Process.Stop()
-	out, _ := mustLeasesCommand(t, env, "release", path, "--generation", generation, "--yes", "--config", p.ConfigPath)
-	if !strings.Contains(out, "released "+path) {
-		t.Fatalf("release: %s", out)
+	out, stderr := mustLeasesCommand(t, env, "release", path, "--generation", generation, "--yes", "--config", p.ConfigPath)
+	if !strings.Contains(out, "released "+path) || !strings.Contains(out, fmt.Sprintf("generation %d -> %d", dead.Generation, dead.Generation+1)) {
+		t.Fatalf("release while s3cond runs: %s%s", out, stderr)
 	}
-	p.Restart(t)
+	// A wait would be timeout × skew = 60 s, past the 2 s wait budget: a
+	// 200 means the write did not wait the dead holder out.
 	if resp := conditionalCreate(t, e, p.Endpoint, path, "after release"); resp.Status != http.StatusOK {
 		t.Fatalf("conditional create after the release: %d %s, want 200 within the wait budget", resp.Status, resp.shortBody())
 	}
@@ -194,6 +206,26 @@ func TestLeasesReleaseEmbeddedAfterKill(t *testing.T) {
 	if got := getBytes(t, t.Context(), e.BackendClient(), "leases", "held"); string(got) != "after release" {
 		t.Fatalf("key holds %q", got)
 	}
+
+	p.Process.Stop()
+	if _, err := os.Stat(tokenFile); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("admin token file after a graceful stop: %v, want it removed", err)
+	}
+}
+
+// readAdminToken reads the admin token a running s3cond wrote, checking
+// that only its user can read it.
+func readAdminToken(t *testing.T, path string) string {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("admin token file %s: %v, %v; want mode 0600", path, info, err)
+	}
+	token, err := os.ReadFile(path)
+	if err != nil || len(strings.TrimSpace(string(token))) < 64 {
+		t.Fatalf("admin token %s: %q, %v; want 32 bytes in hex", path, token, err)
+	}
+	return strings.TrimSpace(string(token))
 }
 
 // TestLeasesReleaseWhileFleetRuns: a fleet on a shared lease store; the

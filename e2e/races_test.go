@@ -194,7 +194,13 @@ func runCASCounter(t *testing.T, clients []*s3.Client, bucket, key string, worke
 				case status == 412 || status == 409:
 					conflicts.Add(1)
 				case status == 0 || status >= 500:
-					ambiguous.Add(1)
+					// More unknown outcomes than increments is a fleet
+					// that stopped working (a lease store gone), not a
+					// race: fail, rather than retry until the timeout.
+					if ambiguous.Add(1) > int64(workers*increments) {
+						t.Errorf("worker %d: %d writes of unknown outcome, the last: %v", w, ambiguous.Load(), err)
+						return
+					}
 				default:
 					t.Errorf("worker %d write: %v", w, err)
 					return

@@ -77,10 +77,8 @@ func (p *Proxy) serveConditional(c *call) bool {
 // (guardedWrite), and the lease is released only after the backend's answer.
 func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	ctx := c.r.Context()
-	if err := p.sizeLease(c); err != nil {
-		p.fail(c, err)
-		return
-	}
+	// A copy's or a completion's work is measured while the rest goes on.
+	sizing := p.startSizing(c)
 	// The lease is sought while the state is read where its ETag is known
 	// without it (earlyLease).
 	readAt := time.Now()
@@ -105,7 +103,7 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	defer g.end()
 	spec := p.clientBody(c)
 	spec.stripConditions = true
-	acquire := func() error { return p.acquireGuarded(c, g, conds, &read) }
+	acquire := func() error { return p.acquireGuarded(c, g, conds, &read, sizing) }
 	switch {
 	case sendsBody(c.op) && bufferedBody(spec.length):
 		// A small body is read and verified whole before the lease is
@@ -168,15 +166,20 @@ type stateRead struct {
 	early *earlyLease
 }
 
-// acquireGuarded takes the write's lease for g: the half-lease rule (SPEC
+// acquireGuarded takes the write's lease for g, lengthened to the store's
+// work (sizing, nil for none; leasesize.go), with the half-lease rule (SPEC
 // §3 step 5: final bytes only while at least half the lease remains,
-// otherwise renew first), then g keeps it alive until the write ends.
-func (p *Proxy) acquireGuarded(c *call, g *guardedWrite, conds writeCondition, known *stateRead) error {
+// otherwise renew first); then g keeps it alive until the write ends.
+func (p *Proxy) acquireGuarded(c *call, g *guardedWrite, conds writeCondition, known *stateRead, sizing *leaseSizing) error {
 	start := time.Now()
 	lease, err := p.acquireLease(c.r.Context(), c, c.target, conds, known)
 	wait := time.Since(start)
 	c.info.set(func(i *requestInfo) { i.leaseWait = wait })
 	if err != nil {
+		return err
+	}
+	if err := sizing.extend(c.r.Context(), lease); err != nil {
+		p.releaseLease(context.Background(), lease)
 		return err
 	}
 	if err := p.ensureHalfLease(c.r.Context(), lease); err != nil {
@@ -264,7 +267,7 @@ func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds write
 			return nil, err
 		}
 		etag := conds.LeaseETag(state)
-		lease, err := p.leases.AcquireSized(ctx, c.backend.leasePath(t), etag, readAt, c.leaseLength, p.leaseCheck(c, t, conds, etag))
+		lease, err := p.leases.AcquireAfterRead(ctx, c.backend.leasePath(t), etag, readAt, p.leaseCheck(c, t, conds, etag))
 		switch {
 		case err == nil:
 			return lease, nil

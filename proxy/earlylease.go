@@ -43,7 +43,7 @@ func (p *Proxy) startEarlyLease(c *call, conds writeCondition, readAt time.Time)
 	check := p.leaseCheck(c, c.target, conds, etag)
 	go func() {
 		defer close(e.done)
-		e.lease, e.err = p.leases.AcquireSized(ctx, c.backend.leasePath(c.target), etag, readAt, c.leaseLength, check)
+		e.lease, e.err = p.leases.AcquireAfterRead(ctx, c.backend.leasePath(c.target), etag, readAt, check)
 	}()
 	return e
 }

@@ -2,7 +2,7 @@ package proxy
 
 import (
 	"context"
-	"encoding/xml"
+	"errors"
 	"io"
 	"math"
 	"net/http"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -31,45 +32,95 @@ const (
 	maxPartsDocument = 1 << 20
 )
 
-// sizeLease sets the length of the lease c's write takes from the work the
-// store does for it once sent (docs/spec.md §3): a CopyObject copies its
+// leaseSizing measures the work the store does for a leased write once it
+// is sent, to size its lease (docs/spec.md §3): a CopyObject copies its
 // source, a CompleteMultipartUpload assembles its parts, and the store goes
 // on doing so after the s3cond that asked is gone (killed, paused, cut
-// off). The row then stays held until that work could have ended, in every
-// process of a fleet: lease.timeout plus the work's bytes at
-// lease.min_store_mib_per_second. Other writes send their bytes themselves
-// and keep lease.timeout. It costs one store round trip for a copy (a HEAD
-// of the source) and one per thousand parts for a completion (ListParts).
-func (p *Proxy) sizeLease(c *call) error {
-	var work int64
-	var err error
-	switch c.op {
-	case CopyObject:
-		work, err = c.backend.copySourceSize(c.r.Context(), c.copySource)
-	case CompleteMultipartUpload:
-		work, err = c.backend.uploadedSize(c.r.Context(), c.target, c.query.Get("uploadId"))
-	default:
+// off). The row must then stay held until that work could have ended, in
+// every process of a fleet: the lease is extended to lease.timeout plus
+// the work's bytes at lease.min_store_mib_per_second, written on the row.
+// The measure (a HEAD of the source; ListParts, one request per thousand
+// parts) runs beside the destination's HEAD and the lease, so it adds no
+// round trip of its own; the extension adds one lease write, for large
+// work only (leaseLengthFor). Other writes send their bytes themselves and
+// keep lease.timeout.
+type leaseSizing struct {
+	done   chan struct{}
+	length time.Duration
+	err    error
+}
+
+// startSizing starts measuring c's store work; nil when its write has none.
+func (p *Proxy) startSizing(c *call) *leaseSizing {
+	if c.op != CopyObject && c.op != CompleteMultipartUpload {
 		return nil
 	}
-	if err != nil {
-		return err
+	s := &leaseSizing{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		var work int64
+		if c.op == CopyObject {
+			work, s.err = c.backend.copySourceSize(c.r.Context(), c.copySource)
+		} else {
+			work, s.err = c.backend.uploadedSize(c.r.Context(), c.target, c.query.Get("uploadId"))
+		}
+		if errors.Is(s.err, errPartsUnlisted) {
+			// The completion still runs, under the plain lease: it is sent
+			// with at least half of it left (SPEC §3 step 5), which the
+			// store's assembly must fit in.
+			s.err = nil
+			if !p.partsUnlistedLogged.Swap(true) {
+				p.log.Warn().Str("backend", c.backend.Name).
+					Msg("the backend does not implement ListParts: conditional CompleteMultipartUpload leases are not sized to their parts, and its assembly must finish within lease.timeout / 2")
+			}
+		}
+		s.length = p.leaseLengthFor(work)
+		if s.err == nil && s.length == maxLeaseLength {
+			p.log.Warn().Str("request_id", c.id).Str("operation", c.op.String()).Int64("work_bytes", work).
+				Dur("lease", s.length).
+				Msg("store work longer than the longest lease a row carries at lease.min_store_mib_per_second; if this s3cond vanishes, the key may be taken over before the store is done")
+		}
+	}()
+	return s
+}
+
+// extend lengthens l to the measured work once the measure is in; a nil
+// sizing leaves l as it is.
+func (s *leaseSizing) extend(ctx context.Context, l *dynamolease.Lease) error {
+	if s == nil {
+		return nil
 	}
-	c.leaseLength = p.leaseLengthFor(work)
-	if c.leaseLength == maxLeaseLength {
-		p.log.Warn().Str("request_id", c.id).Str("operation", c.op.String()).Int64("work_bytes", work).
-			Dur("lease", c.leaseLength).
-			Msg("store work longer than the longest lease a row carries at lease.min_store_mib_per_second; if this s3cond vanishes, the key may be taken over before the store is done")
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		return s3err.Wrap(s3err.InternalError, ctx.Err())
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if err := l.Extend(ctx, s.length); err != nil {
+		if errors.Is(err, dynamolease.ErrLeaseLost) {
+			return s3err.Wrap(s3err.ConditionalRequestConflict, err)
+		}
+		return s3err.Wrap(s3err.ServiceUnavailable, err)
 	}
 	return nil
 }
 
 // leaseLengthFor is lease.timeout plus the time the store takes for work
-// bytes at the assumed minimum throughput.
+// bytes at the assumed minimum throughput, or lease.timeout alone when that
+// time is at most a quarter of it: a write goes out only while half its
+// lease remains (SPEC §3 step 5), and no process takes the row over sooner
+// than lease.timeout after its last write, so the store has half the lease
+// for it, and a quarter to spare.
 func (p *Proxy) leaseLengthFor(work int64) time.Duration {
 	if work <= 0 {
 		return p.leaseTimeout
 	}
 	seconds := float64(work) / p.minStoreThroughput
+	if seconds <= (p.leaseTimeout / 4).Seconds() {
+		return p.leaseTimeout
+	}
 	if seconds >= maxLeaseLength.Seconds() {
 		return maxLeaseLength
 	}
@@ -115,13 +166,13 @@ func (b *Backend) uploadedSize(ctx context.Context, t target, uploadID string) (
 	var total int64
 	marker := ""
 	for range maxPartsPages {
-		page, err := b.listPartsPage(ctx, t, uploadID, marker)
-		if err != nil || page.missing {
+		page, missing, err := b.listPartsPage(ctx, t, uploadID, marker)
+		if err != nil || missing {
 			return 0, err
 		}
-		for _, part := range page.Parts {
-			if part.Size > 0 {
-				total += part.Size
+		for _, size := range page.Sizes {
+			if size > 0 {
+				total += size
 			}
 		}
 		if !page.IsTruncated || page.NextPartNumberMarker == "" || page.NextPartNumberMarker == marker {
@@ -132,17 +183,13 @@ func (b *Backend) uploadedSize(ctx context.Context, t target, uploadID string) (
 	return 0, s3err.Newf(s3err.BadGateway, "The backend lists more than 10 000 parts for the upload.")
 }
 
-// partsPage is one ListParts answer, as far as sizing reads it.
-type partsPage struct {
-	IsTruncated          bool
-	NextPartNumberMarker string
-	Parts                []struct {
-		Size int64
-	} `xml:"Part"`
-	missing bool // NoSuchUpload
-}
+// errPartsUnlisted: the store does not implement ListParts (s3rver
+// answers 405), so a completion's work cannot be measured.
+var errPartsUnlisted = errors.New("the store does not list an upload's parts")
 
-func (b *Backend) listPartsPage(ctx context.Context, t target, uploadID, marker string) (partsPage, error) {
+// listPartsPage reads one page of the upload's parts; missing when the
+// store does not know the upload (NoSuchUpload).
+func (b *Backend) listPartsPage(ctx context.Context, t target, uploadID, marker string) (page s3xml.PartsPage, missing bool, err error) {
 	query := "max-parts=" + strconv.Itoa(maxPartsPage)
 	if marker != "" {
 		query += "&part-number-marker=" + strictEscape(marker)
@@ -150,19 +197,21 @@ func (b *Backend) listPartsPage(ctx context.Context, t target, uploadID, marker 
 	query += "&uploadId=" + strictEscape(uploadID)
 	resp, err := b.send(b.newRequest(ctx, http.MethodGet, t.Bucket, t.RawKey, query, nil))
 	if err != nil {
-		return partsPage{}, backendError(err)
+		return page, false, backendError(err)
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusOK:
 	case http.StatusNotFound:
-		return partsPage{missing: true}, nil
+		return page, true, nil
+	case http.StatusMethodNotAllowed, http.StatusNotImplemented:
+		return page, false, errPartsUnlisted
 	default:
-		return partsPage{}, s3err.Newf(s3err.BadGateway, "The backend answered ListParts with status %d.", resp.StatusCode)
+		return page, false, s3err.Newf(s3err.BadGateway, "The backend answered ListParts with status %d.", resp.StatusCode)
 	}
-	var page partsPage
-	if err := xml.NewDecoder(io.LimitReader(resp.Body, maxPartsDocument)).Decode(&page); err != nil {
-		return partsPage{}, s3err.Newf(s3err.BadGateway, "The backend's ListParts answer does not parse: %v", err)
+	page, err = s3xml.ReadPartsPage(resp.Body, maxPartsDocument, maxPartsPage)
+	if err != nil {
+		return page, false, s3err.Wrap(s3err.BadGateway, err)
 	}
-	return page, nil
+	return page, false, nil
 }

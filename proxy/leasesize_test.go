@@ -3,6 +3,8 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,8 +21,12 @@ func TestLeaseLengthIsTimeoutPlusWorkAtTheMinimumThroughput(t *testing.T) {
 	}{
 		{0, 20 * time.Second},
 		{-1, 20 * time.Second},
-		{1, 20*time.Second + 60}, // 59.6 ns, rounded up
-		{16 << 20, 21 * time.Second},
+		// Work within a quarter of the lease keeps the plain lease: it is
+		// sent with half the lease left (SPEC §3 step 5).
+		{1, 20 * time.Second},
+		{16 << 20, 20 * time.Second},
+		{5 * 16 << 20, 20 * time.Second},
+		{5*16<<20 + 16, 25*time.Second + 954}, // 953.7 ns, rounded up
 		{5 << 30, 20*time.Second + 320*time.Second},
 		{1 << 40, 20*time.Second + 65536*time.Second},
 		{5 << 40, maxLeaseLength},
@@ -114,5 +120,43 @@ func TestConditionalPutLeaseKeepsTheTimeout(t *testing.T) {
 	}
 	if got := leaseRowTimeout(t, f, "put"); got != 5*time.Second {
 		t.Fatalf("PUT's lease length %s, want lease.timeout 5s", got)
+	}
+}
+
+// A store without ListParts (s3rver answers 405) still completes a
+// conditional upload: the lease keeps lease.timeout, as for small work.
+func TestConditionalCompleteOnAStoreWithoutListParts(t *testing.T) {
+	var refused atomic.Int64
+	f := newGuardFixture(t, guardOptions{wrap: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && r.URL.Query().Has("uploadId") {
+				refused.Add(1)
+				http.Error(w, "", http.StatusMethodNotAllowed)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	f.proxy.minStoreThroughput = 64 << 10
+	ctx := t.Context()
+	up, err := f.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucketName), Key: aws.String("mp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := f.client.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucketName), Key: aws.String("mp"),
+		UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: bytes.NewReader(make([]byte, 1<<20))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucketName),
+		Key: aws.String("mp"), UploadId: up.UploadId, IfNoneMatch: aws.String("*"),
+		MultipartUpload: &s3types.CompletedMultipartUpload{Parts: []s3types.CompletedPart{{PartNumber: aws.Int32(1), ETag: part.ETag}}}}); err != nil {
+		t.Fatalf("conditional complete on a store without ListParts: %v", err)
+	}
+	if refused.Load() == 0 {
+		t.Fatal("the store was never asked for the upload's parts: the test shows nothing")
+	}
+	if got := leaseRowTimeout(t, f, "mp"); got != 5*time.Second {
+		t.Fatalf("completion's lease length %s, want the plain lease.timeout 5s", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -50,6 +51,9 @@ type Proxy struct {
 	// bucketBackends routes client buckets to backends other than backend.
 	bucketBackends map[string]*Backend
 	leases         *dynamolease.Committer
+	// partsUnlistedLogged: a store without ListParts is logged once, not
+	// at every completion (leasesize.go).
+	partsUnlistedLogged atomic.Bool
 	// leaseTimeout is the lease store's timeout, for the half-lease rule.
 	leaseTimeout time.Duration
 	// minStoreThroughput is the rate (bytes/s) the store is assumed to
@@ -202,9 +206,6 @@ type call struct {
 	// completeBody is the part list of a CompleteMultipartUpload as s3cond
 	// rewrote it from the checked parts (completebody.go).
 	completeBody []byte
-	// leaseLength is the length of the lease a leased write takes, sized to
-	// its store work (leasesize.go); zero: lease.timeout.
-	leaseLength time.Duration
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {

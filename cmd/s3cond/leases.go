@@ -12,19 +12,23 @@ import (
 const leasesUsage = `usage:
   s3cond leases list    [--config FILE | --admin URL] [--prefix P] [--held] [--json]
   s3cond leases show    [--config FILE | --admin URL] [--etag E] [--json] BUCKET/KEY
-  s3cond leases release [--config FILE] [--etag E] --generation N --yes BUCKET/KEY
+  s3cond leases release [--config FILE] [--admin URL [--admin-token-file PATH]] [--etag E] --generation N --yes BUCKET/KEY
 
 Without --config or --admin, the embedded development defaults apply, as for s3cond itself.
 list and show read the lease store with the config's credentials, or, while a running s3cond
-holds the embedded lease file, through its admin listener (admin.listen, or --admin URL).
-release frees a row whose holder is known dead, only if it is still at generation N; it goes
-through the lease store, never through the admin listener, and needs the embedded lease file
-free (stop s3cond first).`
+holds the embedded lease file (or lease.store is memory), through its admin listener
+(admin.listen, or --admin URL).
+release frees a row whose holder is known dead, only if it is still at generation N. On a
+shared store (dynamodb, etcd) it goes through the store with the config's credentials; on the
+embedded lease file it opens the file while no s3cond runs, and while one holds it (or with
+lease.store memory) it goes through that s3cond's admin listener with the token in
+data_dir/admin-token (or --admin-token-file), readable by s3cond's user and root only.`
 
 // leasesFlags are the flags of `s3cond leases SUBCOMMAND`.
 type leasesFlags struct {
 	sub                string
 	config, admin      string
+	adminTokenFile     string
 	prefix, etag, path string
 	held, json, yes    bool
 	generation         uint64
@@ -58,7 +62,7 @@ func parseLeasesFlags(args []string, stderr io.Writer) (leasesFlags, error) {
 	fs := flag.NewFlagSet("leases "+f.sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.config, "config", "", "config file (YAML); empty: embedded development defaults")
-	fs.StringVar(&f.admin, "admin", "", "a running s3cond's admin listener, e.g. http://127.0.0.1:9001 (list and show)")
+	fs.StringVar(&f.admin, "admin", "", "a running s3cond's admin listener, e.g. http://127.0.0.1:9001")
 	if f.sub != "release" {
 		fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
 	}
@@ -75,6 +79,7 @@ func parseLeasesFlags(args []string, stderr io.Writer) (leasesFlags, error) {
 			return err
 		})
 		fs.BoolVar(&f.yes, "yes", false, "confirm: the row's holder is dead and its write can no longer land")
+		fs.StringVar(&f.adminTokenFile, "admin-token-file", "", "the running s3cond's admin token (default: data_dir/admin-token of the config)")
 	}
 	var positional []string
 	for {
@@ -94,9 +99,10 @@ func parseLeasesFlags(args []string, stderr io.Writer) (leasesFlags, error) {
 
 func (f *leasesFlags) check(positional []string) error {
 	switch {
-	case f.sub == "release" && f.admin != "":
-		return usageError{"leases release never goes through the admin listener, which authenticates nobody: run it with --config, on the lease store's own credentials\n" + leasesUsage}
-	case f.config != "" && f.admin != "":
+	case f.sub == "release" && f.adminTokenFile != "" && f.admin == "":
+		return usageError{"--admin-token-file goes with --admin URL\n" + leasesUsage}
+	case f.sub != "release" && f.config != "" && f.admin != "":
+		// release takes both: --config says where its token file is.
 		return usageError{"--config and --admin exclude each other\n" + leasesUsage}
 	case f.sub == "list" && len(positional) > 0:
 		return usageError{fmt.Sprintf("unexpected argument %q (list takes --prefix)\n%s", positional[0], leasesUsage)}

@@ -59,35 +59,9 @@ func leasesShow(ctx context.Context, f leasesFlags, env []string, stdout, stderr
 }
 
 func leasesRelease(ctx context.Context, f leasesFlags, env []string, stdout io.Writer) error {
-	cfg, err := loadConfig(commonFlags{config: f.config}, env)
+	released, err := releaseRow(ctx, f, env)
 	if err != nil {
-		return err
-	}
-	var released *dynamolease.Record
-	switch cfg.Lease.Store {
-	case config.LeaseStoreDynamoDB, config.LeaseStoreEtcd:
-		store, err := app.OpenLeaseStore(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer store.Close()
-		released, err = dynamolease.ReleaseRow(ctx, store.Table, f.path, f.etag, f.generation)
-		if err != nil {
-			return releaseError(err, released)
-		}
-	case config.LeaseStoreMemory:
-		return errors.New("lease.store is memory: its leases live in the running s3cond and end with it; there is nothing to release from outside")
-	default:
-		released, err = boltstore.ReleaseInLeaseFile(ctx, cfg.LeasePath(), f.path, f.etag, f.generation)
-		if errors.Is(err, boltstore.ErrLeaseFileInUse) {
-			return fmt.Errorf("%w\na running s3cond holds the embedded lease file, and release never goes through its admin listener: "+
-				"stop s3cond (a graceful stop releases every lease it holds), release, and start it again; "+
-				"or wait: a conditional write takes the row over %s (lease.timeout × max_clock_skew_rate) after s3cond first saw it",
-				err, cfg.Lease.TakeoverAfter())
-		}
-		if err != nil {
-			return releaseError(err, released)
-		}
+		return releaseError(err, released)
 	}
 	if released.Generation == f.generation {
 		fmt.Fprintf(stdout, "%s (etag %s) was already released at generation %d; nothing written\n", f.path, f.etag, f.generation)
@@ -96,6 +70,40 @@ func leasesRelease(ctx context.Context, f leasesFlags, env []string, stdout io.W
 	fmt.Fprintf(stdout, "released %s (etag %s, owner %s): generation %d -> %d; the next conditional write on it takes it over at once\n",
 		f.path, f.etag, printable(released.Owner), f.generation, released.Generation)
 	return nil
+}
+
+// releaseRow releases f's row wherever f and the config say it can be
+// written: the shared store with the config's credentials, the embedded
+// lease file while no s3cond holds it, or else the running s3cond's admin
+// listener with its token. It returns the row as released, or as it now
+// is when the release was refused because the row moved on.
+func releaseRow(ctx context.Context, f leasesFlags, env []string) (*dynamolease.Record, error) {
+	if f.admin != "" && f.adminTokenFile != "" {
+		return releaseThroughAdmin(ctx, f.admin, f.adminTokenFile, f)
+	}
+	cfg, err := loadConfig(commonFlags{config: f.config}, env)
+	if err != nil {
+		return nil, err
+	}
+	if f.admin != "" {
+		return releaseThroughAdmin(ctx, f.admin, adminTokenPath(f, cfg), f)
+	}
+	switch cfg.Lease.Store {
+	case config.LeaseStoreDynamoDB, config.LeaseStoreEtcd:
+		store, err := app.OpenLeaseStore(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer store.Close()
+		return dynamolease.ReleaseRow(ctx, store.Table, f.path, f.etag, f.generation)
+	case config.LeaseStoreMemory:
+		return releaseOfRunning(ctx, f, cfg, "lease.store is memory: the leases live in the running s3cond")
+	}
+	released, err := boltstore.ReleaseInLeaseFile(ctx, cfg.LeasePath(), f.path, f.etag, f.generation)
+	if errors.Is(err, boltstore.ErrLeaseFileInUse) {
+		return releaseOfRunning(ctx, f, cfg, "a running s3cond holds the lease file "+cfg.LeasePath())
+	}
+	return released, err
 }
 
 // releaseError adds to a refused release what the row now is.

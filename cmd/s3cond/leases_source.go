@@ -83,13 +83,22 @@ func readLeasesOfRunning(ctx context.Context, cfg *config.Config, prefix, why st
 	return view, nil
 }
 
-func readLeasesFromAdmin(ctx context.Context, base, prefix string) (leaseView, error) {
+// adminURL is endpoint on the admin listener at base (an address, or a URL).
+func adminURL(base, endpoint string) (*url.URL, error) {
 	if !strings.Contains(base, "://") {
 		base = "http://" + base
 	}
-	u, err := url.Parse(strings.TrimSuffix(base, "/") + admin.LeasesPath)
+	u, err := url.Parse(strings.TrimSuffix(base, "/") + endpoint)
 	if err != nil {
-		return leaseView{}, fmt.Errorf("--admin %q: %w", base, err)
+		return nil, fmt.Errorf("--admin %q: %w", base, err)
+	}
+	return u, nil
+}
+
+func readLeasesFromAdmin(ctx context.Context, base, prefix string) (leaseView, error) {
+	u, err := adminURL(base, admin.LeasesPath)
+	if err != nil {
+		return leaseView{}, err
 	}
 	u.RawQuery = url.Values{"prefix": {prefix}}.Encode()
 	ctx, cancel := context.WithTimeout(ctx, adminCallTimeout)

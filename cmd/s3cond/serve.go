@@ -86,7 +86,7 @@ func serve(ctx context.Context, args, env []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("admin.listen: %w", err)
 		}
 		opts.AdminListener = adminLn
-		log.Info().Str("admin", "http://"+adminLn.Addr().String()).Msg("admin listener: /metrics, /healthz, /readyz")
+		log.Info().Str("admin", "http://"+adminLn.Addr().String()).Msg("admin listener: /metrics, /healthz, /readyz, /leases")
 	}
 
 	endpoint := scheme + "://" + ln.Addr().String()

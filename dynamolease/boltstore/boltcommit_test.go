@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -45,38 +46,42 @@ func queueLazy(g *groupCommitter, key string) <-chan error {
 }
 
 func TestLazyWriteSharesTheNextUrgentCommit(t *testing.T) {
-	// A long delay, so that the urgent write surely comes within it.
-	g := newTestCommitter(t, time.Minute)
-	lazyDone := queueLazy(g, "release")
-	time.Sleep(20 * time.Millisecond)
-	select {
-	case err := <-lazyDone:
-		t.Fatalf("the lazy write committed alone (err %v), without waiting for company", err)
-	default:
-	}
-	if err := g.write(context.Background(), putKey("acquire"), false); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-lazyDone:
-		if err != nil {
+	// In a bubble: the test knows when the committer waits with the lazy
+	// write, and the minute's delay cannot pass unseen on a slow machine.
+	synctest.Test(t, func(t *testing.T) {
+		// A long delay, so that the urgent write surely comes within it.
+		g := newTestCommitter(t, time.Minute)
+		lazyDone := queueLazy(g, "release")
+		synctest.Wait() // the committer holds the lazy write and waits for company or its delay
+		select {
+		case err := <-lazyDone:
+			t.Fatalf("the lazy write committed alone (err %v), without waiting for company", err)
+		default:
+		}
+		if err := g.write(context.Background(), putKey("acquire"), false); err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the lazy write did not commit with the urgent one")
-	}
-	if n := g.transactions.Load(); n != 1 {
-		t.Fatalf("%d transactions, want 1 shared by both writes", n)
-	}
-	if err := g.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(leaseBucket)
-		if b.Get([]byte("release")) == nil || b.Get([]byte("acquire")) == nil {
-			t.Error("a write of the shared transaction is missing")
+		select {
+		case err := <-lazyDone:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the lazy write did not commit with the urgent one")
 		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+		if n := g.transactions.Load(); n != 1 {
+			t.Fatalf("%d transactions, want 1 shared by both writes", n)
+		}
+		if err := g.db.View(func(tx *bolt.Tx) error {
+			b := tx.Bucket(leaseBucket)
+			if b.Get([]byte("release")) == nil || b.Get([]byte("acquire")) == nil {
+				t.Error("a write of the shared transaction is missing")
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func TestLoneLazyWriteCommitsAfterTheDelay(t *testing.T) {

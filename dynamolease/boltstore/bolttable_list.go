@@ -23,8 +23,8 @@ import (
 // opening the file themselves (ReadLeaseFile, ReleaseInLeaseFile).
 
 // ErrLeaseFileInUse means a running s3cond has the lease file open: read
-// its rows through that process's admin listener; release a row once it
-// has stopped.
+// and release its rows through that process (its admin listener), which
+// alone can write the file while it runs.
 var ErrLeaseFileInUse = errors.New("dynamolease: a running s3cond has the lease file open")
 
 // readLeaseFileTimeout bounds the wait for a running s3cond's lock on the

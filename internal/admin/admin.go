@@ -1,7 +1,8 @@
 // Package admin is s3cond's operators' listener: Prometheus metrics at
-// /metrics, liveness at /healthz and readiness at /readyz. It is served on
-// its own address, apart from the S3 API, so it needs no S3 signature and
-// can be kept off the client network.
+// /metrics, liveness at /healthz, readiness at /readyz, the lease rows at
+// /leases and, behind a token, their release at /leases/release. It is
+// served on its own address, apart from the S3 API, so it needs no S3
+// signature and can be kept off the client network.
 package admin
 
 import (

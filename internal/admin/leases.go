@@ -59,9 +59,9 @@ func (row LeaseRow) Record() dynamolease.Record {
 		TTL: row.TTL, Owner: row.Owner, Released: row.Released, Unreadable: row.Unreadable}
 }
 
-// LeasesHandler serves GET /leases?prefix=P from lister. It only reads:
-// releasing a row is never offered here, where nothing authenticates the
-// caller (see docs/security.md).
+// LeasesHandler serves GET /leases?prefix=P from lister. It only reads,
+// and authenticates nobody; releasing a row is ReleaseHandler's, behind
+// its token (see docs/security.md).
 func LeasesHandler(lister dynamolease.Lister, leaseTTL time.Duration, skewRate float64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		prefix := r.URL.Query().Get("prefix")

@@ -61,7 +61,8 @@ type App struct {
 	Embedded *embedded.Server
 	// conditional exposes the start-up probes' verdicts (conditional.go).
 	conditional *conditionalMetrics
-	// leaseTable is the lease store as opened, for GET /leases (leases.go).
+	// leaseTable is the lease store as opened, for GET /leases and POST
+	// /leases/release (leases.go).
 	leaseTable dynamolease.Table
 	closers    []func(context.Context) error
 }
@@ -108,7 +109,12 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	}
 	a.Readiness = admin.NewReadiness(probeTimeout, readinessCacheFor,
 		append([]admin.Probe{{Name: "lease_store", Check: leaseProbe}}, probes...)...)
-	a.AdminHandler = withLeaseListing(admin.Handler(a.Registry, a.Readiness), a.leaseTable, cfg.Lease)
+	releaseToken, err := a.createAdminToken(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	a.AdminHandler = withLeaseEndpoints(admin.Handler(a.Registry, a.Readiness), a.leaseTable, cfg.Lease,
+		releaseToken, log.With().Str("component", "admin").Logger())
 	keyring := access.NewKeyring(cfg.Keys, access.AnonymousRead(cfg.Anonymous.Buckets))
 	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
 	verifier.MaxSkew = cfg.Server.MaxSkew

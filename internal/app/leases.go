@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/rs/zerolog"
+
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/dynamolease/etcdstore"
 	"github.com/s3cond/s3cond/internal/admin"
@@ -18,15 +20,23 @@ func leaseLister(table dynamolease.Table) dynamolease.Lister {
 	return l
 }
 
-// withLeaseListing adds GET /leases (read-only) to the admin handler.
-func withLeaseListing(base http.Handler, table dynamolease.Table, lease config.Lease) http.Handler {
+// withLeaseEndpoints adds GET /leases (read-only) to the admin handler,
+// and POST /leases/release for holders of releaseToken when it is set.
+func withLeaseEndpoints(base http.Handler, table dynamolease.Table, lease config.Lease, releaseToken string, log zerolog.Logger) http.Handler {
 	lister := leaseLister(table)
-	if lister == nil {
+	if lister == nil && releaseToken == "" {
 		return base
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", base)
-	mux.Handle("GET "+admin.LeasesPath, admin.LeasesHandler(lister, lease.TTL, lease.MaxClockSkewRate))
+	if lister != nil {
+		mux.Handle("GET "+admin.LeasesPath, admin.LeasesHandler(lister, lease.TTL, lease.MaxClockSkewRate))
+	}
+	if releaseToken != "" {
+		// Every method: the handler answers 405 itself, where "/" would
+		// answer another method's request with 404.
+		mux.Handle(admin.LeaseReleasePath, admin.ReleaseHandler(table, releaseToken, log))
+	}
 	return mux
 }
 

@@ -139,3 +139,36 @@ func ReadUploadChecksum(r io.Reader) (UploadChecksum, error) {
 	}
 	return UploadChecksum{Algorithm: strings.TrimSpace(doc.ChecksumAlgorithm), Code: doc.Code}, nil
 }
+
+// PartsPage is one ListParts answer as lease sizing reads it: the parts'
+// sizes and where the next page starts.
+type PartsPage struct {
+	IsTruncated          bool
+	NextPartNumberMarker string
+	Sizes                []int64
+}
+
+// ReadPartsPage reads a ListParts answer of at most limit bytes, with at
+// most maxParts parts (the page size asked for).
+func ReadPartsPage(r io.Reader, limit int64, maxParts int) (PartsPage, error) {
+	data, err := readBounded(r, limit, s3err.BadGateway, s3err.BadGateway)
+	if err != nil {
+		return PartsPage{}, err
+	}
+	if _, err := scan(data, shape{roots: []string{"ListPartsResult"}, child: "Part", maxChildren: maxParts}); err != nil {
+		return PartsPage{}, fmt.Errorf("backend ListParts answer: %w", err)
+	}
+	var doc struct {
+		IsTruncated          bool
+		NextPartNumberMarker string
+		Parts                []struct{ Size int64 } `xml:"Part"`
+	}
+	if err := decodeInto(data, &doc); err != nil {
+		return PartsPage{}, fmt.Errorf("backend ListParts answer: %w", err)
+	}
+	page := PartsPage{IsTruncated: doc.IsTruncated, NextPartNumberMarker: strings.TrimSpace(doc.NextPartNumberMarker)}
+	for _, p := range doc.Parts {
+		page.Sizes = append(page.Sizes, p.Size)
+	}
+	return page, nil
+}

@@ -60,3 +60,30 @@ func TestReadUploadChecksum(t *testing.T) {
 		t.Error("read a document with a DOCTYPE")
 	}
 }
+
+func TestReadPartsPage(t *testing.T) {
+	doc := `<?xml version="1.0" encoding="UTF-8"?><ListPartsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">` +
+		`<IsTruncated>true</IsTruncated><NextPartNumberMarker> 2 </NextPartNumberMarker>` +
+		`<Part><PartNumber>1</PartNumber><Size>5242880</Size></Part><Part><PartNumber>2</PartNumber><Size>7</Size></Part></ListPartsResult>`
+	page, err := ReadPartsPage(strings.NewReader(doc), 1<<20, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !page.IsTruncated || page.NextPartNumberMarker != "2" || len(page.Sizes) != 2 || page.Sizes[0] != 5<<20 || page.Sizes[1] != 7 {
+		t.Fatalf("page %+v", page)
+	}
+	for name, bad := range map[string]struct {
+		doc      string
+		limit    int64
+		maxParts int
+	}{
+		"more parts than asked for": {doc, 1 << 20, 1},
+		"larger than the limit":     {doc, 64, 1000},
+		"another document":          {`<Error><Code>NoSuchUpload</Code></Error>`, 1 << 20, 1000},
+		"not a number":              {`<ListPartsResult><Part><Size>x</Size></Part></ListPartsResult>`, 1 << 20, 1000},
+	} {
+		if _, err := ReadPartsPage(strings.NewReader(bad.doc), bad.limit, bad.maxParts); err == nil {
+			t.Errorf("%s: read without an error", name)
+		}
+	}
+}

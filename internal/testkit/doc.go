@@ -40,7 +40,13 @@
 //     backend connection's 200 ms stillness check in heldupload.go is how
 //     "s3cond waits for more body" shows from outside; cluster.go retries
 //     `s3cond table create` a second apart while moto starts.
-//   - dynamolease: its tests' sleeps (takeover, committer, lazy release,
-//     bolt durability, etcd auth token TTL, etcd lease) are left for the
-//     store packages' move.
+//   - dynamolease and its stores: the sleeps in takeover_test.go,
+//     sized_test.go and boltstore's sweep_test.go run in synctest bubbles
+//     (the lease's own clock, faked). committer_test.go's hot-key test
+//     holds each lease a millisecond so that others contend for it (the
+//     pause is the load, not an order). boltstore's durability test waits
+//     out the recovery window of a reopened lease file, the time under
+//     test, against a real file lock that a bubble cannot hold. etcdstore
+//     waits on the etcd server's own timers: a row's TTL (polled every
+//     100 ms) and an auth token's lifetime.
 package testkit
