@@ -111,9 +111,6 @@ func (c *Committer) joinBatch(reqs []LeaseRequest, n int) []batchEntry {
 			owner:  c.ownerPrefix + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
 			check:  req.Check,
 			readAt: req.ReadAt,
-			// A DeleteObjects entry's work is s3cond's to send or withhold:
-			// its lease keeps Options.Timeout (AcquireSized is for store work).
-			timeout: c.opts.Timeout,
 		}
 		a.state = c.local.join(a.key)
 		me := &turn{}
@@ -137,7 +134,9 @@ func (c *Committer) createBatch(ctx context.Context, bt BatchTable, batch []batc
 		rs[j] = c.record(e.a, 0, false)
 	}
 	start := time.Now()
-	created, existing, err := bt.CreateInOrder(ctx, rs)
+	call, done := tableCall(ctx)
+	created, existing, err := bt.CreateInOrder(call, rs)
+	done()
 	createdBy := time.Now()
 	created = min(max(created, 0), len(batch))
 	for j := range batch {

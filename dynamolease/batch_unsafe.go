@@ -22,9 +22,6 @@ func (c *Committer) unsafeTakeHeldRow(ctx context.Context, req LeaseRequest, exi
 		owner:  c.ownerPrefix + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
 		check:  req.Check,
 		readAt: req.ReadAt,
-		// A DeleteObjects entry's work is s3cond's to send or withhold:
-		// its lease keeps Options.Timeout (AcquireSized is for store work).
-		timeout: c.opts.Timeout,
 	}
 	if existing == nil {
 		var err error

@@ -93,7 +93,9 @@ func (c *Committer) releaseBatch(ctx context.Context, bt BatchTable, leases []*L
 			return ReplaceEachLazily(ctx, bt, rs, seen)
 		}
 	}
-	written, current, err := replaceEach(ctx, rs, seen)
+	call, done := tableCall(ctx)
+	written, current, err := replaceEach(call, rs, seen)
+	done()
 	for j, p := range pending {
 		switch {
 		case j < len(written) && written[j]:
