@@ -219,7 +219,7 @@ func (l *Lease) keepAlive(ctx context.Context) {
 		if ctx.Err() != nil || l.isLost() || l.isReleased() {
 			return
 		}
-		err := l.Renew(ctx)
+		err := l.renewInBackground(ctx)
 		switch {
 		case err == nil:
 			wake = l.Deadline().Add(-l.Timeout() / 2)

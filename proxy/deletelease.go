@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"sort"
 
 	"github.com/s3cond/s3cond/dynamolease"
@@ -18,15 +17,17 @@ type deleteKey struct {
 	target    target
 	entries   []s3xml.ObjectIdentifier
 	conds     *keyConditions
+	read      deleteRead
 	lease     *dynamolease.Lease
 }
 
 // deleteLeased deletes entries of which at least one carries a condition
 // (or all, in strict mode), under the rules of every other conditional write:
 //   - each object is leased once, however many entries name it, in lease
-//     path order (so two such requests cannot deadlock);
-//   - all of that happens within one wait budget: a key still held by
-//     someone else when it runs out answers 409, and the request never
+//     path order (so two such requests cannot deadlock), the rows nobody
+//     has many at a time (leaseDeleteKeys);
+//   - waiting for keys someone else holds happens within one wait budget:
+//     a key still held when it runs out answers 409, and the request never
 //     holds its leases for longer waiting for more;
 //   - held leases are renewed while the request runs, and the half-lease
 //     rule applies before the backend delete (SPEC §3 step 5);
@@ -41,21 +42,13 @@ func (p *Proxy) deleteLeased(c *call, entries []s3xml.ObjectIdentifier, strict b
 	g := p.guardWrite(c)
 	defer g.end()
 
-	budget, cancel := context.WithTimeout(c.r.Context(), p.leases.Options().WaitBudget)
-	defer cancel()
+	held, err := p.leaseDeleteKeys(c, g, keys, result)
+	if err != nil {
+		return err
+	}
 	send := unleased
 	var sentUnder []*deleteKey
-	for _, k := range keys {
-		if err := p.leaseDeleteKey(budget, c, g, k); err != nil {
-			if c.r.Context().Err() != nil {
-				return c.r.Context().Err() // nobody is listening; g.end releases what is held
-			}
-			if budget.Err() != nil {
-				err = s3err.Wrap(s3err.ConditionalRequestConflict, budget.Err())
-			}
-			k.answerAll(err, result)
-			continue
-		}
+	for _, k := range held {
 		if ok := k.judgeEntries(result); len(ok) > 0 {
 			send = append(send, ok...)
 			sentUnder = append(sentUnder, k)
@@ -122,19 +115,6 @@ func entryCondition(o s3xml.ObjectIdentifier) writeCondition {
 	// serveDeleteObjects answered the entries whose values do not parse.
 	conds, _ := precondition.ForDeleteEntry(o.ETag, o.Size, o.LastModifiedTime)
 	return conds
-}
-
-// leaseDeleteKey takes k's lease within ctx and has g keep it.
-func (p *Proxy) leaseDeleteKey(ctx context.Context, c *call, g *guardedWrite, k *deleteKey) error {
-	lease, err := p.acquireLease(ctx, c, k.target, k.conds, nil)
-	if err != nil {
-		return err
-	}
-	if err := g.hold(lease); err != nil {
-		return err
-	}
-	k.lease = lease
-	return nil
 }
 
 // answerAll answers every entry of k with err; a precondition failure is

@@ -202,9 +202,7 @@ func (g *guardedWrite) end() {
 		}
 		ev.Int("leases", len(leases)).Msg("the backend's answer to a leased write never came in full; its outcome is unknown, so its leases are left to expire")
 	} else {
-		for _, l := range leases {
-			g.p.releaseInBackground(l)
-		}
+		g.p.releaseAllInBackground(leases)
 	}
 	if report.ClientLeft || report.Outcome == "unknown" {
 		if o, ok := g.p.observer.(LeasedWriteObserver); ok {

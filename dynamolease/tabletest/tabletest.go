@@ -43,6 +43,7 @@ func Run(t *testing.T, newTable func(t *testing.T) dynamolease.Table) {
 			tc.run(t, tbl, path)
 		})
 	}
+	runBatch(t, newTable)
 }
 
 // quotedETag is an ETag as S3 returns it, quotes included: the sort key

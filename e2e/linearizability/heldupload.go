@@ -16,18 +16,15 @@ import (
 // two parts, so it can act between "s3cond has the whole body" and "the
 // backend has it".
 type HeldUpload struct {
-	body   []byte
-	split  int
-	pipe   *io.PipeWriter
-	result chan heldResult
+	body  []byte
+	split int
+	pipe  *io.PipeWriter
+	done  chan struct{} // closed once resp and err are set
+	resp  *e2e.RawResponse
+	err   error
 	// connsAtStart is what each backend connection had carried before the
 	// upload began (nil without a delay proxy).
 	connsAtStart map[*testservers.ProxyConn]int64
-}
-
-type heldResult struct {
-	resp *e2e.RawResponse
-	err  error
 }
 
 // StartHeldUpload starts a PUT of body to /bucket/key with header (for
@@ -36,7 +33,7 @@ type heldResult struct {
 // backend, for HoldAtBackend.
 func StartHeldUpload(ctx context.Context, endpoint string, cred e2e.Credentials, bucket, key string, header http.Header, body []byte, split int, delay *testservers.DelayProxy) *HeldUpload {
 	pr, pw := io.Pipe()
-	u := &HeldUpload{body: body, split: split, pipe: pw, result: make(chan heldResult, 1)}
+	u := &HeldUpload{body: body, split: split, pipe: pw, done: make(chan struct{})}
 	if delay != nil {
 		u.connsAtStart = map[*testservers.ProxyConn]int64{}
 		for _, c := range delay.Conns() {
@@ -47,7 +44,8 @@ func StartHeldUpload(ctx context.Context, endpoint string, cred e2e.Credentials,
 		resp, err := e2e.DoContext(ctx, endpoint, cred, e2e.RawRequest{Method: http.MethodPut, Path: "/" + bucket + "/" + key,
 			Header: header, BodyFrom: pr, ContentLength: int64(len(body)), PayloadHash: e2e.UnsignedPayload})
 		_ = pr.CloseWithError(io.ErrClosedPipe) // unblock a writer if the request ended early
-		u.result <- heldResult{resp, err}
+		u.resp, u.err = resp, err
+		close(u.done)
 	}()
 	go func() { _, _ = pw.Write(body[:split]) }()
 	return u
@@ -65,11 +63,14 @@ func (u *HeldUpload) SendRest() {
 // client that disconnects mid-upload would.
 func (u *HeldUpload) Abandon() { _ = u.pipe.CloseWithError(fmt.Errorf("client gave up the upload")) }
 
+// Done is closed once the upload has its response (or transport error).
+func (u *HeldUpload) Done() <-chan struct{} { return u.done }
+
 // Wait returns the response (or transport error).
 func (u *HeldUpload) Wait(timeout time.Duration) (*e2e.RawResponse, error) {
 	select {
-	case r := <-u.result:
-		return r.resp, r.err
+	case <-u.done:
+		return u.resp, u.err
 	case <-time.After(timeout):
 		return nil, fmt.Errorf("no response within %s", timeout)
 	}

@@ -73,6 +73,20 @@ func (r *Recorder) now() int64 { return time.Since(r.start).Nanoseconds() }
 // Elapsed is the time since the recorder was made, on its clock.
 func (r *Recorder) Elapsed() time.Duration { return time.Since(r.start) }
 
+// answered is every operation answered so far (ambiguous ones too), with
+// its interval on the recorder's clock.
+func (r *Recorder) answered() []recordedOp {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []recordedOp
+	for _, op := range r.ops {
+		if op.returned {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
 // FirstSuccessfulWrite is when (on the recorder's clock) the first write on
 // key answered 2xx returned; false while none has.
 func (r *Recorder) FirstSuccessfulWrite(key string) (time.Duration, bool) {

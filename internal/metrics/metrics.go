@@ -152,7 +152,7 @@ func (m *Metrics) defineLeaseMetrics() {
 	})
 	m.leaseStoreDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: namespace, Name: "lease_store_call_duration_seconds",
-		Help:    "Lease table calls by operation (create, replace, get).",
+		Help:    "Lease table calls by operation (create, replace, get; create_batch and replace_batch write many rows in one call).",
 		Buckets: durationBuckets,
 	}, []string{"op"})
 	m.leaseStoreErrors = prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -16,7 +16,7 @@ type instrumentedTable struct {
 
 // InstrumentTable wraps t so that its calls feed the lease store metrics.
 func (m *Metrics) InstrumentTable(t dynamolease.Table) dynamolease.Table {
-	return &instrumentedTable{next: t, m: m}
+	return instrumentBatches(&instrumentedTable{next: t, m: m})
 }
 
 func (t *instrumentedTable) observe(op string, start time.Time, err error) {

@@ -6,7 +6,7 @@ package metrics
 // first lease-store error or backend failure would never fire an alert, and
 // a panel would show "no data" instead of 0.
 var (
-	leaseStoreOps         = []string{"create", "replace", "get"}
+	leaseStoreOps         = []string{"create", "replace", "get", "create_batch", "replace_batch"}
 	backendMethods        = []string{"GET", "HEAD", "PUT", "POST", "DELETE"}
 	backendErrorKinds     = []string{"transport", "status_5xx"}
 	conditionalOperations = []string{"PutObject", "CopyObject", "CompleteMultipartUpload", "DeleteObject"}

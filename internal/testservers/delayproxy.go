@@ -29,6 +29,7 @@ type DelayProxy struct {
 	resetting bool
 	changed   chan struct{} // closed and replaced whenever a setting changes
 	closed    bool
+	watches   map[*watch]struct{}
 
 	wg sync.WaitGroup
 }
@@ -45,6 +46,126 @@ type ProxyConn struct {
 	closeOnce  sync.Once
 	heads      headEnds      // where request heads end in the client's bytes
 	done       chan struct{} // closed once both directions have ended
+
+	// spotTail is the end of the client's last read, for a watched marker
+	// split across reads (pump's reader only).
+	spotTail []byte
+	// upWaiters are UpReached's channels, by the count each waits for.
+	upMu      sync.Mutex
+	upWaiters []upWaiter
+}
+
+type upWaiter struct {
+	n  int64
+	ch chan struct{}
+}
+
+// Sighting is where a watched marker passed: the connection, and the
+// offset in its client's bytes where the marker begins.
+type Sighting struct {
+	Conn   *ProxyConn
+	Offset int64
+}
+
+type watch struct {
+	marker []byte
+	found  chan Sighting
+}
+
+// maxMarker bounds a watched marker's length.
+const maxMarker = 64
+
+// Watch reports the first connection whose client sends marker (at most
+// 64 bytes) from now on, and where in its bytes the marker begins: a test
+// finds the one backend connection carrying a request it made, by a
+// marker unique to its body, however many other requests the proxy
+// carries (counting bytes cannot tell a busy pooled connection from it).
+// stop ends the watch.
+func (p *DelayProxy) Watch(marker []byte) (found <-chan Sighting, stop func()) {
+	if len(marker) == 0 || len(marker) > maxMarker {
+		panic(fmt.Sprintf("DelayProxy.Watch: marker of %d bytes, want 1 to %d", len(marker), maxMarker))
+	}
+	w := &watch{marker: append([]byte(nil), marker...), found: make(chan Sighting, 1)}
+	p.mu.Lock()
+	p.watches[w] = struct{}{}
+	p.mu.Unlock()
+	return w.found, func() {
+		p.mu.Lock()
+		delete(p.watches, w)
+		p.mu.Unlock()
+	}
+}
+
+// spot reports the watches whose marker data (at stream offset base)
+// completes.
+func (c *ProxyConn) spot(base int64, data []byte) {
+	p := c.proxy
+	p.mu.Lock()
+	if len(p.watches) == 0 {
+		p.mu.Unlock()
+		c.keepSpotTail(data)
+		return
+	}
+	watches := make([]*watch, 0, len(p.watches))
+	for w := range p.watches {
+		watches = append(watches, w)
+	}
+	p.mu.Unlock()
+	window := append(c.spotTail, data...)
+	start := base - int64(len(c.spotTail))
+	for _, w := range watches {
+		i := bytes.Index(window, w.marker)
+		if i < 0 {
+			continue
+		}
+		p.mu.Lock()
+		if _, ok := p.watches[w]; ok {
+			delete(p.watches, w)
+			w.found <- Sighting{Conn: c, Offset: start + int64(i)}
+		}
+		p.mu.Unlock()
+	}
+	c.keepSpotTail(data)
+}
+
+// keepSpotTail keeps the last maxMarker-1 bytes of the stream, data its
+// latest read.
+func (c *ProxyConn) keepSpotTail(data []byte) {
+	if len(data) >= maxMarker-1 {
+		c.spotTail = append(c.spotTail[:0], data[len(data)-maxMarker+1:]...)
+		return
+	}
+	c.spotTail = append(c.spotTail, data...)
+	c.spotTail = c.spotTail[max(0, len(c.spotTail)-maxMarker+1):]
+}
+
+// UpReached is closed once the client has sent at least n bytes through
+// this connection (BytesUp), whether or not they were forwarded.
+func (c *ProxyConn) UpReached(n int64) <-chan struct{} {
+	ch := make(chan struct{})
+	c.upMu.Lock()
+	defer c.upMu.Unlock()
+	if c.upReceived.Load() >= n {
+		close(ch)
+		return ch
+	}
+	c.upWaiters = append(c.upWaiters, upWaiter{n: n, ch: ch})
+	return ch
+}
+
+func (c *ProxyConn) notifyUp() {
+	c.upMu.Lock()
+	defer c.upMu.Unlock()
+	got := c.upReceived.Load()
+	kept := c.upWaiters[:0]
+	for _, w := range c.upWaiters {
+		if got >= w.n {
+			close(w.ch)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	c.upWaiters = kept
 }
 
 // headEnds records the stream offsets just after each "\r\n\r\n" the client
@@ -112,7 +233,7 @@ func NewDelayProxy(target string) (*DelayProxy, error) {
 		return nil, fmt.Errorf("listen for delay proxy: %w", err)
 	}
 	p := &DelayProxy{Addr: l.Addr().String(), target: target, listener: l,
-		conns: map[*ProxyConn]struct{}{}, changed: make(chan struct{})}
+		conns: map[*ProxyConn]struct{}{}, changed: make(chan struct{}), watches: map[*watch]struct{}{}}
 	p.wg.Add(1)
 	go p.acceptLoop()
 	return p, nil
@@ -304,7 +425,9 @@ func (c *ProxyConn) pump(src, dst *net.TCPConn, received, sent *atomic.Int64) {
 			if n > 0 {
 				if received != nil {
 					c.heads.see(received.Load(), buf[:n])
+					c.spot(received.Load(), buf[:n])
 					received.Add(int64(n))
+					c.notifyUp()
 				}
 				chunks <- proxyChunk{data: buf[:n], due: time.Now().Add(c.proxy.settings().latency)}
 			}

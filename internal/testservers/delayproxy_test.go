@@ -196,3 +196,54 @@ func TestHeadEndsAreFoundAcrossReads(t *testing.T) {
 		t.Fatalf("head ends at %v, want %v", h.offsets, want)
 	}
 }
+
+// A watched marker is found on the connection that sent it, at its offset,
+// even split across writes, and not on another connection that carried
+// more bytes; UpReached fires once the count is reached.
+func TestDelayProxyWatchFindsTheConnectionSendingAMarker(t *testing.T) {
+	p := StartDelayProxy(t, startEcho(t))
+	busy := dialProxy(t, p)
+	if _, err := echoOnce(t, busy, strings.Repeat("x", 4096), 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	found, stop := p.Watch([]byte("marker-42|"))
+	defer stop()
+	conn := dialProxy(t, p)
+	if _, err := echoOnce(t, conn, "head\r\n\r\nmark", 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := echoOnce(t, busy, strings.Repeat("y", 4096), 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-found:
+		t.Fatalf("found %+v before the marker was complete", s)
+	default:
+	}
+	if _, err := echoOnce(t, conn, "er-42|rest", 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var s Sighting
+	select {
+	case s = <-found:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the marker was not found")
+	}
+	if s.Offset != int64(len("head\r\n\r\n")) || s.Conn.BytesUp() != int64(len("head\r\n\r\nmarker-42|rest")) {
+		t.Fatalf("found at offset %d on a connection of %d bytes", s.Offset, s.Conn.BytesUp())
+	}
+	reached := s.Conn.UpReached(s.Conn.BytesUp() + 3)
+	select {
+	case <-reached:
+		t.Fatal("UpReached fired before the bytes were sent")
+	default:
+	}
+	if _, err := echoOnce(t, conn, "abc", 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-reached:
+	case <-time.After(2 * time.Second):
+		t.Fatal("UpReached did not fire once the bytes were sent")
+	}
+}
