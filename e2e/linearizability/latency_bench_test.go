@@ -50,7 +50,15 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 			b.Run("lose-412", f.each(f.lose))
 			b.Run("copy-create", f.each(f.copyCreate))
 			b.Run("complete-create", f.each(f.completeCreate))
-			b.Run("deleteobjects-1000", f.each(f.deleteObjects))
+			if store == "embedded" {
+				// Not on moto: it copies every table at each
+				// TransactWriteItems, so a 100-row batch took 0.09 s on an
+				// empty table, 3 s beside 1 000 rows and 8.6 s beside
+				// 2 000, past the lease store's call timeout; the run
+				// would time moto. DynamoDB's batch calls are counted in
+				// proxy's TestDeleteObjectsOf1000EntriesTakesLeasesInBatches.
+				b.Run("deleteobjects-1000", f.each(f.deleteObjects))
+			}
 			b.Run("hot-cas-8", f.hotKey)
 		})
 	}
