@@ -1,6 +1,9 @@
 package dynamolease
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // BatchTable is a Table that can write many rows in one request: DynamoDB
 // in one TransactWriteItems (at most 100 items), etcd in one transaction,
@@ -53,3 +56,25 @@ func ReplaceEachLazily(ctx context.Context, t BatchTable, rs []Record, seen []ui
 // landed fails against our own row), so a store's BatchTable reports it
 // written, as the Committer does for a single write.
 func WroteIt(current *Record, attempted Record) bool { return wroteIt(current, attempted) }
+
+// ReplaceUndecided replaces, one row at a time, the rows of a ReplaceEach
+// that its transactions left undecided (neither written nor answered with
+// the row as it is): a batch store's fallback once a transaction could not
+// say which of its rows failed, or the store refused transactions.
+func ReplaceUndecided(ctx context.Context, t Table, rs []Record, seen []uint64, written []bool, current []*Record) error {
+	for i := range rs {
+		if written[i] || current[i] != nil {
+			continue
+		}
+		row, err := t.Replace(ctx, rs[i], seen[i])
+		switch {
+		case err == nil || WroteIt(row, rs[i]):
+			written[i] = true
+		case errors.Is(err, ErrConditionFailed):
+			current[i] = row
+		default:
+			return err
+		}
+	}
+	return nil
+}

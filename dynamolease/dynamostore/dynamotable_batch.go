@@ -209,21 +209,8 @@ func (t *Table) ReplaceEach(ctx context.Context, rs []dynamolease.Record, seen [
 			return written, current, fmt.Errorf("replace %d leases in %s: %w", len(pending), t.name, err)
 		}
 	}
-	for i := range rs {
-		if written[i] || current[i] != nil {
-			continue
-		}
-		row, err := t.Replace(ctx, rs[i], seen[i])
-		switch {
-		case err == nil || dynamolease.WroteIt(row, rs[i]):
-			written[i] = true
-		case errors.Is(err, dynamolease.ErrConditionFailed):
-			current[i] = row
-		default:
-			return written, current, err
-		}
-	}
-	return written, current, nil
+	err := dynamolease.ReplaceUndecided(ctx, t, rs, seen, written, current)
+	return written, current, err
 }
 
 // replaceRound sends the pending rows in one transaction and returns the

@@ -208,21 +208,8 @@ func (t *Table) ReplaceEach(ctx context.Context, rs []dynamolease.Record, seen [
 		}
 		pending = again
 	}
-	for i := range rs {
-		if written[i] || current[i] != nil {
-			continue
-		}
-		row, err := t.Replace(ctx, rs[i], seen[i])
-		switch {
-		case err == nil || dynamolease.WroteIt(row, rs[i]):
-			written[i] = true
-		case errors.Is(err, dynamolease.ErrConditionFailed):
-			current[i] = row
-		default:
-			return written, current, err
-		}
-	}
-	return written, current, nil
+	err := dynamolease.ReplaceUndecided(ctx, t, rs, seen, written, current)
+	return written, current, err
 }
 
 // replaceChunk sends the rows idx in one transaction and returns those to
