@@ -78,3 +78,23 @@ func ReplaceUndecided(ctx context.Context, t Table, rs []Record, seen []uint64, 
 	}
 	return nil
 }
+
+// CreateInOrderOneByOne is CreateInOrder one Create at a time: a batch
+// store's fallback where its store has no transactions (dynalite) or a
+// transaction could not say which row failed. It stops at the first row
+// that exists, as CreateInOrder does.
+func CreateInOrderOneByOne(ctx context.Context, t Table, rs []Record) (int, *Record, error) {
+	for i, r := range rs {
+		existing, err := t.Create(ctx, r)
+		if errors.Is(err, ErrConditionFailed) {
+			if WroteIt(existing, r) {
+				continue
+			}
+			return i, existing, nil
+		}
+		if err != nil {
+			return i, nil, err
+		}
+	}
+	return len(rs), nil, nil
+}

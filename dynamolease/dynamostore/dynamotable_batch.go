@@ -42,7 +42,7 @@ func (t *Table) MaxBatch() int { return dynamoBatch }
 func (t *Table) CreateInOrder(ctx context.Context, rs []dynamolease.Record) (int, *dynamolease.Record, error) {
 	tx, ok := t.client.(transactor)
 	if !ok {
-		return t.createOneByOne(ctx, rs)
+		return dynamolease.CreateInOrderOneByOne(ctx, t, rs)
 	}
 	limit := len(rs) // rs[limit], when there, could not be created
 	var existing *dynamolease.Record
@@ -56,7 +56,7 @@ func (t *Table) CreateInOrder(ctx context.Context, rs []dynamolease.Record) (int
 		}
 		reasons, err := t.transact(ctx, tx, puts)
 		if unsupported(err) {
-			return t.createOneByOne(ctx, rs)
+			return dynamolease.CreateInOrderOneByOne(ctx, t, rs)
 		}
 		if err != nil {
 			return 0, nil, fmt.Errorf("create %d leases in %s: %w", limit, t.name, err)
@@ -111,22 +111,6 @@ func (t *Table) reasonRow(reason types.CancellationReason, path string) *dynamol
 	}
 	row.Path = path
 	return row
-}
-
-func (t *Table) createOneByOne(ctx context.Context, rs []dynamolease.Record) (int, *dynamolease.Record, error) {
-	for i, r := range rs {
-		existing, err := t.Create(ctx, r)
-		if errors.Is(err, dynamolease.ErrConditionFailed) {
-			if dynamolease.WroteIt(existing, r) {
-				continue
-			}
-			return i, existing, nil
-		}
-		if err != nil {
-			return i, nil, err
-		}
-	}
-	return len(rs), nil, nil
 }
 
 func (t *Table) createPuts(rs []dynamolease.Record) ([]types.TransactWriteItem, error) {

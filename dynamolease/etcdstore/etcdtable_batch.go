@@ -47,7 +47,7 @@ func (t *Table) CreateInOrder(ctx context.Context, rs []dynamolease.Record) (int
 		chunk := etcdChunk(rs[done:], etcdCreateBatch)
 		created, existing, err := t.createChunk(ctx, rs[done:done+chunk])
 		if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
-			n, existing, err := t.createOneByOne(ctx, rs[done:])
+			n, existing, err := dynamolease.CreateInOrderOneByOne(ctx, t, rs[done:])
 			return done + n, existing, err
 		}
 		done += created
@@ -126,22 +126,6 @@ func (t *Table) firstExisting(resp *clientv3.TxnResponse, rs []dynamolease.Recor
 		}
 	}
 	return 0, nil, nil
-}
-
-func (t *Table) createOneByOne(ctx context.Context, rs []dynamolease.Record) (int, *dynamolease.Record, error) {
-	for i, r := range rs {
-		existing, err := t.Create(ctx, r)
-		if errors.Is(err, dynamolease.ErrConditionFailed) {
-			if dynamolease.WroteIt(existing, r) {
-				continue
-			}
-			return i, existing, nil
-		}
-		if err != nil {
-			return i, nil, err
-		}
-	}
-	return len(rs), nil, nil
 }
 
 func (t *Table) encodePuts(rs []dynamolease.Record) ([]etcdPut, error) {
