@@ -50,7 +50,7 @@ func TestClientHangUpMidBodyIsCountedAs499(t *testing.T) {
 	if strings.Contains(metrics, `s3cond_requests_total{operation="GetObject",status="500"}`) {
 		t.Fatalf("the hang-up was also counted as a 500:\n%s", metrics)
 	}
-	log := env.Proxies[0].Process.Output()
+	log := env.Proxies[0].Process.WaitForOutput(t, 10*time.Second, `"status":499`)
 	if !strings.Contains(log, `"operation":"GetObject","bucket":"hangup","key":"big"`) || !strings.Contains(log, `"status":499`) {
 		t.Fatalf("no access log line with status 499 for the GET:\n%s", log)
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -158,15 +159,60 @@ func (p *Process) Exited() <-chan struct{} { return p.done }
 // Output is everything the process printed so far.
 func (p *Process) Output() string { return p.out.String() }
 
+// WaitForOutput waits until the process has printed want, and returns all
+// it printed so far. A child's output reaches the buffer through a pipe
+// copied by a goroutine of os/exec, so a line the child wrote before it
+// answered a request may not be here yet when the answer is: a test that
+// looks for a log line waits for it instead of reading Output at once.
+// The test fails if want is not printed within d or the process ends
+// without printing it.
+func (p *Process) WaitForOutput(t testing.TB, d time.Duration, want string) string {
+	t.Helper()
+	timeout := time.NewTimer(d)
+	defer timeout.Stop()
+	for {
+		out, changed := p.out.snapshot()
+		if strings.Contains(out, want) {
+			return out
+		}
+		select {
+		case <-changed:
+		case <-p.done:
+			if out = p.out.String(); strings.Contains(out, want) {
+				return out
+			}
+			t.Fatalf("%s exited without printing %q:\n%s", p.Name, want, out)
+		case <-timeout.C:
+			t.Fatalf("%s did not print %q within %s:\n%s", p.Name, want, d, out)
+		}
+	}
+}
+
 type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{} // closed and replaced on each Write
 }
 
 func (b *lockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
 	return b.buf.Write(p)
+}
+
+// snapshot returns what was written so far and a channel closed at the
+// next Write.
+func (b *lockedBuffer) snapshot() (string, <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.changed == nil {
+		b.changed = make(chan struct{})
+	}
+	return b.buf.String(), b.changed
 }
 
 func (b *lockedBuffer) String() string {
