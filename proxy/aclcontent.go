@@ -3,6 +3,7 @@ package proxy
 import (
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -13,7 +14,7 @@ import (
 // store would judge the body first: versitygw answers InvalidArgument
 // "Invalid id" when the body names an owner it does not know.
 func checkACLContent(c *call) error {
-	if c.op != PutBucketAcl || c.auth.Body.Length() == 0 {
+	if c.op != operation.PutBucketAcl || c.auth.Body.Length() == 0 {
 		return nil
 	}
 	for name := range c.r.Header {

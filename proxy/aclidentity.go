@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -14,7 +15,7 @@ import (
 const maxACLBody = 64 << 10
 
 // setsACL are the calls whose ACL may name the client's identity.
-var setsACL = map[Operation]bool{PutBucketAcl: true, "PutObjectAcl": true}
+var setsACL = map[operation.Operation]bool{operation.PutBucketAcl: true, "PutObjectAcl": true}
 
 // aclBody is the forward spec of a PutBucketAcl or PutObjectAcl whose
 // grants or body name the client's identity: the backend principal is

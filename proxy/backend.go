@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
@@ -67,6 +68,16 @@ func (b *Backend) BackendBucket(bucket string) string {
 	return bucket
 }
 
+// checkBackendBucket refuses a client bucket that a backend maps to a name
+// reserved for a store's admin API (operation.Classify checks the client's
+// name).
+func checkBackendBucket(b *Backend, bucket string) error {
+	if bucket != "" && operation.IsReservedBucket(b.BackendBucket(bucket)) {
+		return operation.ReservedBucketError(bucket)
+	}
+	return nil
+}
+
 // URL builds the backend URL for bucket (client name) and rawKey (escaped as
 // the client sent it), with rawQuery kept byte for byte.
 func (b *Backend) URL(bucket, rawKey, rawQuery string) *url.URL {
@@ -108,7 +119,7 @@ func (b *Backend) newRequest(ctx context.Context, method, bucket, rawKey, rawQue
 }
 
 // head reads the current state of an object on the backend.
-func (b *Backend) head(ctx context.Context, t target) (precondition.ObjectState, error) {
+func (b *Backend) head(ctx context.Context, t operation.Target) (precondition.ObjectState, error) {
 	resp, err := b.send(b.newRequest(ctx, http.MethodHead, t.Bucket, t.RawKey, "", nil))
 	if err != nil {
 		return precondition.ObjectState{}, backendError(err)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -60,7 +61,7 @@ func rewritesBackendBody(c *call, status int) bool {
 	if status >= 300 && status != http.StatusNotModified {
 		return true
 	}
-	return status == http.StatusOK && c.op == CompleteMultipartUpload
+	return status == http.StatusOK && c.op == operation.CompleteMultipartUpload
 }
 
 // relayRewritten answers the client for a backend response that

@@ -17,6 +17,7 @@ import (
 
 	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/internal/frontconn"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -183,7 +184,7 @@ func BenchmarkBackendHead(b *testing.B) {
 		backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
 		credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")}}
 	ctx := context.Background()
-	tgt := target{Bucket: bucketName, Key: "key", RawKey: "key"}
+	tgt := operation.Target{Bucket: bucketName, Key: "key", RawKey: "key"}
 	b.ReportAllocs()
 	for b.Loop() {
 		state, err := backend.head(ctx, tgt)

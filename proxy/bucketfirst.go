@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -74,7 +75,7 @@ func (p *Proxy) orNoSuchBucket(c *call, e *s3err.Error) *s3err.Error {
 func (p *Proxy) asksForBucket(c *call, e *s3err.Error) bool {
 	switch {
 	case !validationCodes[e.Code], c.auth == nil, c.target.Bucket == "",
-		c.op == Refused, c.op == "", c.op == CreateBucket:
+		c.op == operation.Refused, c.op == "", c.op == operation.CreateBucket:
 		return false
 	case c.auth.Anonymous:
 		return p.anonymousRead(c.target.Bucket)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -45,7 +46,7 @@ var (
 func (p *Proxy) serveConditional(c *call) bool {
 	var conds precondition.Conditions
 	var err error
-	if c.op == DeleteObject {
+	if c.op == operation.DeleteObject {
 		conds, err = precondition.ParseDelete(c.r.Header)
 	} else {
 		conds, err = precondition.ParseWrite(c.r.Header)
@@ -233,14 +234,14 @@ func (p *Proxy) endLease(parent context.Context, l *dynamolease.Lease, release f
 // leasePath is the lease table's partition key: the backend bucket and the
 // object the backend will write (KeyPolicy.LeaseKey), so every s3cond in a
 // fleet, whatever its bucket mapping, agrees.
-func (b *Backend) leasePath(t target) string {
+func (b *Backend) leasePath(t operation.Target) string {
 	return b.BackendBucket(t.Bucket) + "/" + b.KeyPolicy.LeaseKey(t.Key)
 }
 
 // acquireLease takes the lease for a conditional write on t (SPEC §3 steps
 // 2–4). known, if set, is a state just read, saving one HEAD, and the lease
 // sought beside it.
-func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds writeCondition, known *stateRead) (*dynamolease.Lease, error) {
+func (p *Proxy) acquireLease(ctx context.Context, c *call, t operation.Target, conds writeCondition, known *stateRead) (*dynamolease.Lease, error) {
 	for moves := 0; ; moves++ {
 		var state precondition.ObjectState
 		readAt := time.Now()
@@ -280,7 +281,7 @@ func (p *Proxy) acquireLease(ctx context.Context, c *call, t target, conds write
 
 // leaseCheck is the precondition's re-check against the backend for a
 // lease on etag (SPEC §3 steps 3 and 4).
-func (p *Proxy) leaseCheck(c *call, t target, conds writeCondition, etag string) func(context.Context) error {
+func (p *Proxy) leaseCheck(c *call, t operation.Target, conds writeCondition, etag string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		s, err := c.backend.head(ctx, t)
 		if err != nil {

@@ -80,7 +80,7 @@ func parseCopySource(raw string) (copySource, error) {
 		return copySource{}, invalidCopySource("Invalid copy source object key", key)
 	case !operation.ValidBucketName(bucket):
 		return copySource{}, invalidCopySource("Invalid copy source bucket name", raw)
-	case len(key) > maxKeyBytes || !utf8.ValidString(key):
+	case len(key) > operation.MaxKeyBytes || !utf8.ValidString(key):
 		return copySource{}, invalidCopySource("Invalid copy source object key", key)
 	}
 	return copySource{bucket: bucket, key: key, versionID: versionID}, nil

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -16,7 +17,7 @@ import (
 // them also closes the window between this HEAD and its copy, which a lease
 // of the destination cannot (the source is another key).
 func (p *Proxy) checkCopySourceConditions(c *call) error {
-	if c.op != CopyObject && c.op != UploadPartCopy || !precondition.HasCopySourceConditions(c.r.Header) {
+	if c.op != operation.CopyObject && c.op != operation.UploadPartCopy || !precondition.HasCopySourceConditions(c.r.Header) {
 		return nil
 	}
 	src := c.copySource // parsed and checked by admit

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/precondition"
 	"github.com/s3cond/s3cond/s3err"
@@ -14,7 +15,7 @@ import (
 // shares one lease.
 type deleteKey struct {
 	leasePath string
-	target    target
+	target    operation.Target
 	entries   []s3xml.ObjectIdentifier
 	conds     *keyConditions
 	read      deleteRead
@@ -78,7 +79,7 @@ func (p *Proxy) deleteKeys(c *call, entries []s3xml.ObjectIdentifier, strict boo
 	byPath := map[string]*deleteKey{}
 	needsLease := map[string]bool{}
 	for _, o := range entries {
-		t := target{Bucket: c.target.Bucket, Key: o.Key, RawKey: escapeKey(o.Key)}
+		t := operation.Target{Bucket: c.target.Bucket, Key: o.Key, RawKey: escapeKey(o.Key)}
 		path := c.backend.leasePath(t)
 		k := byPath[path]
 		if k == nil {
@@ -170,7 +171,7 @@ func (p *Proxy) keepHalfLeases(c *call, keys []*deleteKey, send []s3xml.ObjectId
 	}
 	kept := send[:0:0]
 	for _, o := range send {
-		path := c.backend.leasePath(target{Bucket: c.target.Bucket, Key: o.Key})
+		path := c.backend.leasePath(operation.Target{Bucket: c.target.Bucket, Key: o.Key})
 		if err, ok := dropped[path]; ok {
 			result.Errors = append(result.Errors, entryError(o, err))
 			continue

@@ -19,6 +19,7 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -353,7 +354,7 @@ func TestKeepHalfLeasesAnswersEachEntryOnce(t *testing.T) {
 	current, stale := s3xml.ObjectIdentifier{Key: "k", ETag: `"aaaa"`}, s3xml.ObjectIdentifier{Key: "k", ETag: `"bbbb"`}
 	k := &deleteKey{leasePath: bucketName + "/k", entries: []s3xml.ObjectIdentifier{current, stale}, lease: lease}
 	result := &s3xml.DeleteResult{Errors: []s3xml.DeleteError{entryError(stale, s3err.New(s3err.PreconditionFailed))}}
-	c := &call{r: httptest.NewRequest(http.MethodPost, "/"+bucketName+"?delete", nil), target: target{Bucket: bucketName},
+	c := &call{r: httptest.NewRequest(http.MethodPost, "/"+bucketName+"?delete", nil), target: operation.Target{Bucket: bucketName},
 		backend: &Backend{}}
 	send := f.proxy.keepHalfLeases(c, []*deleteKey{k}, []s3xml.ObjectIdentifier{{Key: "k"}}, result)
 	if len(send) != 0 {

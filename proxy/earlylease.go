@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
 )
 
@@ -73,7 +74,9 @@ func (p *Proxy) abandonEarly(e *earlyLease) {
 	}()
 }
 
-func sendsBody(op Operation) bool { return op == PutObject || op == CompleteMultipartUpload }
+func sendsBody(op operation.Operation) bool {
+	return op == operation.PutObject || op == operation.CompleteMultipartUpload
+}
 
 // bufferedBody tells whether a body of this length is read whole before it
 // is sent (leasedWrite).

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/rs/zerolog"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
@@ -266,13 +267,13 @@ func TestNoCORSLookupUnderALease(t *testing.T) {
 	newCall := func() *call {
 		r := httptest.NewRequest(http.MethodPut, "/"+bucketName+"/k", nil)
 		r.Header.Set("Origin", "https://app.example")
-		return &call{w: httptest.NewRecorder(), r: r, id: "REQ", target: target{Bucket: bucketName, Key: "k", RawKey: "k"},
+		return &call{w: httptest.NewRecorder(), r: r, id: "REQ", target: operation.Target{Bucket: bucketName, Key: "k", RawKey: "k"},
 			backend: p.backend, info: &requestInfo{}}
 	}
 
 	underLease := newCall()
 	underLease.auth = &sigv4.Request{AccessKeyID: testKeyID, Body: new(sigv4.Body)}
-	underLease.op = PutObject
+	underLease.op = operation.PutObject
 	p.fail(underLease.detached(), s3err.New(s3err.BadDigest))
 	p.addErrorCORS(newCall(), s3err.New(s3err.ServiceUnavailable))
 	if n := len(store.requests()); n != 0 {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -150,7 +151,7 @@ func (f *framedBody) finish() error {
 // beside the client's would be refused; that case keeps the hold-back only,
 // docs/spec.md §4).
 func framesConditionalBody(c *call, spec forwardSpec) bool {
-	if !c.backend.FramedConditionalBodies || c.op != PutObject || spec.length <= 0 || spec.header != nil {
+	if !c.backend.FramedConditionalBodies || c.op != operation.PutObject || spec.length <= 0 || spec.header != nil {
 		return false
 	}
 	if c.backend.ForwardChecksums {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"github.com/s3cond/s3cond/internal/operation"
 	"net/http"
 )
 
@@ -25,7 +26,7 @@ const maxConfigurationBody = maxDeleteBody
 func (p *Proxy) withIntegrityHeader(c *call, spec forwardSpec) (forwardSpec, error) {
 	switch {
 	case c.backend.ForwardChecksums, c.auth == nil, spec.header != nil,
-		c.op == PutObject, c.op == UploadPart, c.op == CompleteMultipartUpload,
+		c.op == operation.PutObject, c.op == operation.UploadPart, c.op == operation.CompleteMultipartUpload,
 		spec.length <= 0, spec.length > maxConfigurationBody,
 		spec.body != c.auth.Body, checksumAlgorithmOf(c.auth.Body) == "":
 		return spec, nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -52,14 +53,14 @@ type leaseSizing struct {
 
 // startSizing starts measuring c's store work; nil when its write has none.
 func (p *Proxy) startSizing(c *call) *leaseSizing {
-	if c.op != CopyObject && c.op != CompleteMultipartUpload {
+	if c.op != operation.CopyObject && c.op != operation.CompleteMultipartUpload {
 		return nil
 	}
 	s := &leaseSizing{done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		var work int64
-		if c.op == CopyObject {
+		if c.op == operation.CopyObject {
 			work, s.err = c.backend.copySourceSize(c.r.Context(), c.copySource)
 		} else {
 			work, s.err = c.backend.uploadedSize(c.r.Context(), c.target, c.query.Get("uploadId"))
@@ -162,7 +163,7 @@ func (b *Backend) copySourceSize(ctx context.Context, src *copySource) (int64, e
 // uploadedSize sums the sizes of a multipart upload's parts, by ListParts:
 // an upper bound of what its completion assembles (it may name fewer). 0
 // when the upload is unknown, since the completion then fails at the store.
-func (b *Backend) uploadedSize(ctx context.Context, t target, uploadID string) (int64, error) {
+func (b *Backend) uploadedSize(ctx context.Context, t operation.Target, uploadID string) (int64, error) {
 	var total int64
 	marker := ""
 	for range maxPartsPages {
@@ -189,7 +190,7 @@ var errPartsUnlisted = errors.New("the store does not list an upload's parts")
 
 // listPartsPage reads one page of the upload's parts; missing when the
 // store does not know the upload (NoSuchUpload).
-func (b *Backend) listPartsPage(ctx context.Context, t target, uploadID, marker string) (page s3xml.PartsPage, missing bool, err error) {
+func (b *Backend) listPartsPage(ctx context.Context, t operation.Target, uploadID, marker string) (page s3xml.PartsPage, missing bool, err error) {
 	query := "max-parts=" + strconv.Itoa(maxPartsPage)
 	if marker != "" {
 		query += "&part-number-marker=" + strictEscape(marker)

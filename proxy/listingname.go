@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 )
 
@@ -14,13 +15,13 @@ import (
 // bucket, the element that holds the name. In each of these documents it
 // is the root's first child that can hold a bucket name, before any key,
 // marker or prefix the client chose.
-var bucketNameElements = map[Operation]string{
-	ListObjects:           "Name",
-	ListObjectsV2:         "Name",
-	ListObjectVersions:    "Name",
-	ListMultipartUploads:  "Bucket",
-	ListParts:             "Bucket",
-	CreateMultipartUpload: "Bucket",
+var bucketNameElements = map[operation.Operation]string{
+	operation.ListObjects:           "Name",
+	operation.ListObjectsV2:         "Name",
+	operation.ListObjectVersions:    "Name",
+	operation.ListMultipartUploads:  "Bucket",
+	operation.ListParts:             "Bucket",
+	operation.CreateMultipartUpload: "Bucket",
 }
 
 // bucketNameSearchBytes bounds how much of a listing is searched for the

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -43,9 +44,9 @@ func (nopObserver) ObserveRequest(RequestRecord) {}
 
 // isConditionalOperation reports whether op is a write that may carry
 // write conditions.
-func isConditionalOperation(op Operation) bool {
+func isConditionalOperation(op operation.Operation) bool {
 	switch op {
-	case PutObject, CopyObject, CompleteMultipartUpload, DeleteObject:
+	case operation.PutObject, operation.CopyObject, operation.CompleteMultipartUpload, operation.DeleteObject:
 		return true
 	}
 	return false
@@ -53,7 +54,7 @@ func isConditionalOperation(op Operation) bool {
 
 // conditionalOutcome names how a conditional write ended, from its final
 // status; "" when the request was no conditional write.
-func conditionalOutcome(op Operation, h http.Header, leased bool, status int) string {
+func conditionalOutcome(op operation.Operation, h http.Header, leased bool, status int) string {
 	if !isConditionalOperation(op) {
 		return ""
 	}

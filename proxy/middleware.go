@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -49,7 +50,7 @@ func stateFrom(ctx context.Context) *requestState {
 // handler fills it in as it learns.
 type requestInfo struct {
 	mu          sync.Mutex
-	op          Operation
+	op          operation.Operation
 	bucket, key string
 	accessKeyID string
 	err         *s3err.Error
@@ -88,9 +89,9 @@ func randomRequestID() string {
 func newCall(w http.ResponseWriter, r *http.Request) *call {
 	s := stateFrom(r.Context())
 	if s == nil {
-		return &call{w: w, r: r, info: &requestInfo{}, op: Refused}
+		return &call{w: w, r: r, info: &requestInfo{}, op: operation.Refused}
 	}
-	s.call = call{w: w, r: r, id: s.id, info: &s.info, op: Refused}
+	s.call = call{w: w, r: r, id: s.id, info: &s.info, op: operation.Refused}
 	return &s.call
 }
 

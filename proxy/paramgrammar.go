@@ -121,7 +121,7 @@ func nameToken(v string, _ KeyPolicy) bool {
 // accepts as a key and the backend's key policy lets through, as for the
 // key in the URL.
 func objectKey(v string, kp KeyPolicy) bool {
-	return len(v) <= maxKeyBytes && utf8.ValidString(v) && kp.Check(v) == nil
+	return len(v) <= operation.MaxKeyBytes && utf8.ValidString(v) && kp.Check(v) == nil
 }
 
 // keyPrefix is a listing prefix: a key whose last segment may be partial,
@@ -129,7 +129,7 @@ func objectKey(v string, kp KeyPolicy) bool {
 // bucket's directory would leave it); the complete segments are the key
 // policy's.
 func keyPrefix(v string, kp KeyPolicy) bool {
-	if len(v) > maxKeyBytes || !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+	if len(v) > operation.MaxKeyBytes || !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
 		return false
 	}
 	head, last := v[:strings.LastIndexByte(v, '/')+1], v[strings.LastIndexByte(v, '/')+1:]
@@ -138,7 +138,7 @@ func keyPrefix(v string, kp KeyPolicy) bool {
 
 // delimiterValue is any short UTF-8 string without control bytes.
 func delimiterValue(v string, _ KeyPolicy) bool {
-	return len(v) <= maxKeyBytes && utf8.ValidString(v) && !hasControlByte(v)
+	return len(v) <= operation.MaxKeyBytes && utf8.ValidString(v) && !hasControlByte(v)
 }
 
 // headerLikeValue is what may become a header: UTF-8 without control

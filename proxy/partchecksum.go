@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
@@ -21,7 +22,7 @@ import (
 // answers as S3 would. Every byte is still verified: this only chooses
 // which error a failed part gets.
 func (p *Proxy) orChecksumTypeMismatch(c *call, e *s3err.Error) *s3err.Error {
-	if e.Code != s3err.BadDigest || c.op != UploadPart || c.auth == nil {
+	if e.Code != s3err.BadDigest || c.op != operation.UploadPart || c.auth == nil {
 		return e
 	}
 	partAlgorithm := checksumAlgorithmOf(c.auth.Body)
@@ -63,7 +64,7 @@ type uploadChecksumAnswer struct {
 // uploadChecksum asks the store for the checksum algorithm of a multipart
 // upload: ListParts with max-parts=1 (0 means the default to some stores),
 // signed like every backend request.
-func (b *Backend) uploadChecksum(ctx context.Context, t target, uploadID string) (uploadChecksumAnswer, error) {
+func (b *Backend) uploadChecksum(ctx context.Context, t operation.Target, uploadID string) (uploadChecksumAnswer, error) {
 	query := "max-parts=1&uploadId=" + url.QueryEscape(uploadID)
 	resp, err := b.send(b.newRequest(ctx, http.MethodGet, t.Bucket, t.RawKey, query, nil))
 	if err != nil {

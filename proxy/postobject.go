@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/postform"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
@@ -116,7 +117,7 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.F
 // putCall is the PutObject a POST form amounts to, as if the client had
 // sent it: PUT /bucket/key with the form's headers and the file as body.
 func (p *Proxy) putCall(c *call, accessKeyID, key string, header http.Header, form *postform.Form) (*call, error) {
-	t := target{Bucket: c.target.Bucket, Key: key, RawKey: escapeKey(key)}
+	t := operation.Target{Bucket: c.target.Bucket, Key: key, RawKey: escapeKey(key)}
 	u := *c.r.URL
 	u.Path, u.RawPath, u.RawQuery = "/"+t.Bucket+"/"+key, "/"+url.PathEscape(t.Bucket)+"/"+t.RawKey, ""
 	r, err := http.NewRequestWithContext(c.r.Context(), http.MethodPut, u.String(), c.r.Body)
@@ -131,7 +132,7 @@ func (p *Proxy) putCall(c *call, accessKeyID, key string, header http.Header, fo
 		return nil, err
 	}
 	auth := &sigv4.Request{AccessKeyID: accessKeyID, Mode: sigv4.PayloadUnsigned, Body: body}
-	return &call{w: c.w, r: r, id: c.id, op: PutObject, target: t, backend: c.backend, auth: auth, info: c.info}, nil
+	return &call{w: c.w, r: r, id: c.id, op: operation.PutObject, target: t, backend: c.backend, auth: auth, info: c.info}, nil
 }
 
 // checkPostKey applies S3's key rules to a key that came from a form field
@@ -140,7 +141,7 @@ func checkPostKey(key string) error {
 	switch {
 	case key == "":
 		return s3err.Newf(s3err.InvalidArgument, "User key must have a length greater than 0.").With("ArgumentName", "key")
-	case len(key) > maxKeyBytes:
+	case len(key) > operation.MaxKeyBytes:
 		return s3err.New(s3err.KeyTooLongError)
 	case !utf8.ValidString(key):
 		return s3err.Newf(s3err.InvalidArgument, "Object key is not valid UTF-8.").With("ArgumentName", "key")

@@ -71,7 +71,7 @@ type postResponse struct {
 // success_action_redirect (or the older redirect) with bucket, key and etag
 // added to its query; otherwise success_action_status 200 (empty), 201 (a
 // PostResponse document) or, for anything else, 204.
-func (p *Proxy) answerPost(c *call, t target, fields map[string]string, h http.Header) {
+func (p *Proxy) answerPost(c *call, t operation.Target, fields map[string]string, h http.Header) {
 	etag := firstValue(h, s3ResponseName("Etag"))
 	location := p.objectLocation(c, t)
 	h.Del("Content-Type")
@@ -124,7 +124,7 @@ func firstValue(h http.Header, name string) string {
 // s3cond: virtual-hosted when the form was posted to <bucket>.<domain>.
 // The key is escaped as one path segment, its "/" as %2F, as S3 writes it
 // in a POST's Location (".../uploads%2Fphoto.jpg").
-func (p *Proxy) objectLocation(c *call, t target) string {
+func (p *Proxy) objectLocation(c *call, t operation.Target) string {
 	scheme := "http"
 	if c.r.TLS != nil {
 		scheme = "https"

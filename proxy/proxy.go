@@ -184,8 +184,8 @@ type call struct {
 	w      http.ResponseWriter
 	r      *http.Request
 	id     string
-	op     Operation
-	target target
+	op     operation.Operation
+	target operation.Target
 	// backend serves target's bucket.
 	backend *Backend
 	auth    *sigv4.Request
@@ -211,7 +211,7 @@ type call struct {
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c := newCall(w, r)
 	// Until it is classified, a request is one s3cond refuses.
-	c.info.set(func(i *requestInfo) { i.op = Refused })
+	c.info.set(func(i *requestInfo) { i.op = operation.Refused })
 	if frontconn.Refused(r.Context()) {
 		// Accepted past the connection cap: told to slow down, and closed.
 		w.Header().Set("Connection", "close")
@@ -241,7 +241,7 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.servePreflight(c, routeErr)
 		return
 	}
-	if routeErr == nil && c.op == PostObject {
+	if routeErr == nil && c.op == operation.PostObject {
 		// A browser upload authenticates with its form, not its request.
 		p.servePostObject(c)
 		return
@@ -272,14 +272,14 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch c.op {
-	case PutObject, CopyObject, CompleteMultipartUpload, DeleteObject:
+	case operation.PutObject, operation.CopyObject, operation.CompleteMultipartUpload, operation.DeleteObject:
 		if handled := p.serveConditional(c); handled {
 			return
 		}
-	case DeleteObjects:
+	case operation.DeleteObjects:
 		p.serveDeleteObjects(c)
 		return
-	case ListBuckets:
+	case operation.ListBuckets:
 		p.serveListBuckets(c)
 		return
 	}
@@ -309,7 +309,7 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 	}
 	// An aws-chunked body is an upload's: S3 refuses it on every other
 	// operation (s3cond would otherwise decode it and forward a plain body).
-	if c.auth.Mode.Streaming() && c.op != PutObject && c.op != UploadPart {
+	if c.auth.Mode.Streaming() && c.op != operation.PutObject && c.op != operation.UploadPart {
 		return s3err.Newf(s3err.InvalidRequest, "The value of x-amz-content-sha256 header is invalid.")
 	}
 	if err := checkACLContent(c); err != nil {
@@ -318,11 +318,11 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 	if err := requireLength(c); err != nil {
 		return err
 	}
-	if length := c.auth.Body.Length(); (c.op == PutObject || c.op == UploadPart) && length > maxSinglePut {
+	if length := c.auth.Body.Length(); (c.op == operation.PutObject || c.op == operation.UploadPart) && length > maxSinglePut {
 		return s3err.New(s3err.EntityTooLarge).With("ProposedSize", strconv.FormatInt(length, 10)).
 			With("MaxSizeAllowed", strconv.FormatInt(maxSinglePut, 10))
 	}
-	if c.op == CompleteMultipartUpload {
+	if c.op == operation.CompleteMultipartUpload {
 		return c.checkCompleteBody()
 	}
 	return nil
@@ -394,7 +394,7 @@ func (p *Proxy) authorise(c *call) error {
 	if !p.access.Allowed(c.auth.AccessKeyID, c.target.Bucket, c.op.Writes()) {
 		return s3err.New(s3err.AccessDenied)
 	}
-	if c.op == CopyObject || c.op == UploadPartCopy {
+	if c.op == operation.CopyObject || c.op == operation.UploadPartCopy {
 		return p.authoriseCopySource(c)
 	}
 	return nil
@@ -402,7 +402,7 @@ func (p *Proxy) authorise(c *call) error {
 
 // anonymousReads are the calls an anonymous grant allows: reading objects
 // and listing them, nothing else (no subresources, no ListBuckets).
-var anonymousReads = map[Operation]bool{GetObject: true, HeadObject: true, ListObjects: true, ListObjectsV2: true}
+var anonymousReads = map[operation.Operation]bool{operation.GetObject: true, operation.HeadObject: true, operation.ListObjects: true, operation.ListObjectsV2: true}
 
 // authoriseAnonymous allows an unsigned request only as a read on a bucket
 // of the anonymous grant. Like S3, it refuses response header overrides

@@ -3,6 +3,7 @@ package proxy
 import (
 	"net/http"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -14,7 +15,7 @@ import (
 // headers still go to the store, so one that honours them answers 304 or
 // 412 itself and this finds nothing to do. It reports whether it answered.
 func (p *Proxy) enforceReadConditions(c *call, resp *http.Response) (status int, answered bool) {
-	if c.op != GetObject && c.op != HeadObject {
+	if c.op != operation.GetObject && c.op != operation.HeadObject {
 		return 0, false
 	}
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusPartialContent {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -25,8 +26,8 @@ import (
 // a document of its own (an object, a Select result, a JSON bucket
 // policy), never rewritten. Every other successful body is an S3 document
 // whose identities are renamed.
-var dataAnswers = map[Operation]bool{
-	GetObject: true, "SelectObjectContent": true, "GetObjectTorrent": true, "GetBucketPolicy": true,
+var dataAnswers = map[operation.Operation]bool{
+	operation.GetObject: true, "SelectObjectContent": true, "GetObjectTorrent": true, "GetBucketPolicy": true,
 }
 
 // relayAnswer answers the client with the backend's response to c. held

@@ -94,7 +94,7 @@ func leakyProxyNaming(t testing.TB, identity []string) (proxyURL, backendHost st
 
 // opRequest is how the test calls one operation of the allow-list.
 type opRequest struct {
-	op     Operation
+	op     operation.Operation
 	method string
 	path   string
 	query  string
@@ -115,29 +115,29 @@ func everyOperation() []opRequest {
 		switch rule.Subresource {
 		case "uploadId":
 			r.query = "uploadId=u1"
-			if op == UploadPart {
+			if op == operation.UploadPart {
 				r.query += "&partNumber=1"
 			}
 		case "delete":
 			r.body = []byte(`<Delete><Object><Key>k</Key></Object></Delete>`)
 		}
-		if op == CompleteMultipartUpload {
+		if op == operation.CompleteMultipartUpload {
 			r.body = []byte(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"x"</ETag></Part></CompleteMultipartUpload>`)
 		}
 		reqs = append(reqs, r)
-		if op == PutObject || op == UploadPart {
+		if op == operation.PutObject || op == operation.UploadPart {
 			copyReq := r
-			copyReq.op = map[Operation]Operation{PutObject: CopyObject, UploadPart: UploadPartCopy}[op]
+			copyReq.op = map[operation.Operation]operation.Operation{operation.PutObject: operation.CopyObject, operation.UploadPart: operation.UploadPartCopy}[op]
 			copyReq.header = http.Header{"X-Amz-Copy-Source": {bucketName + "/src"}}
 			reqs = append(reqs, copyReq)
 		}
-		if op == ListObjects {
-			reqs = append(reqs, opRequest{op: ListObjectsV2, method: r.method, path: r.path,
+		if op == operation.ListObjects {
+			reqs = append(reqs, opRequest{op: operation.ListObjectsV2, method: r.method, path: r.path,
 				query: "list-type=2&fetch-owner=true", header: http.Header{}})
 		}
 	}
 	sort.Slice(reqs, func(i, j int) bool {
-		return reqs[i].op+Operation(reqs[i].path) < reqs[j].op+Operation(reqs[j].path)
+		return reqs[i].op+operation.Operation(reqs[i].path) < reqs[j].op+operation.Operation(reqs[j].path)
 	})
 	return reqs
 }
@@ -152,10 +152,10 @@ func (r opRequest) send(t *testing.T, proxyURL string) (int, http.Header, string
 	}
 	var resp *http.Response
 	switch r.op {
-	case PostObject:
+	case operation.PostObject:
 		resp = sendPostForm(t, proxyURL, bucketName, append(uploadPolicy().fields(t), field{"key", "uploads/k"}),
 			"f.txt", strings.NewReader("data"), 4)
-	case PreflightRequest:
+	case operation.PreflightRequest:
 		req, _ := http.NewRequest(r.method, target, nil)
 		req.Header = browserPreflight()
 		var err error
@@ -191,17 +191,17 @@ const owners = `<Owner><ID>` + backendKeyID + `</ID><DisplayName>` + backendKeyI
 // successDocument is a store's successful answer to r: its bucket named
 // where S3 names it, and the backend principal as every owner.
 func successDocument(r opRequest) string {
-	if r.op == ListBuckets {
+	if r.op == operation.ListBuckets {
 		return `<ListAllMyBucketsResult>` + owners + `<Buckets><Bucket><Name>` + backendBucket +
 			`</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate></Bucket></Buckets></ListAllMyBucketsResult>`
 	}
-	name := map[Operation]string{ListObjects: "Name", ListObjectsV2: "Name", ListObjectVersions: "Name",
-		ListMultipartUploads: "Bucket", ListParts: "Bucket", CreateMultipartUpload: "Bucket", CompleteMultipartUpload: "Bucket"}[r.op]
+	name := map[operation.Operation]string{operation.ListObjects: "Name", operation.ListObjectsV2: "Name", operation.ListObjectVersions: "Name",
+		operation.ListMultipartUploads: "Bucket", operation.ListParts: "Bucket", operation.CreateMultipartUpload: "Bucket", operation.CompleteMultipartUpload: "Bucket"}[r.op]
 	doc := `<?xml version="1.0" encoding="UTF-8"?><Result xmlns="http://s3.amazonaws.com/doc/2006-03-01/">`
 	if name != "" {
 		doc += "<" + name + ">" + backendBucket + "</" + name + ">"
 	}
-	if r.op == CompleteMultipartUpload {
+	if r.op == operation.CompleteMultipartUpload {
 		doc += `<Location>http://HOST/` + backendBucket + `/k</Location>`
 	}
 	return doc + owners + `</Result>`
@@ -258,10 +258,10 @@ func TestNoOperationRelaysTheStoresIdentity(t *testing.T) {
 		store.answer(http.StatusOK, successDocument(r))
 		gotStatus, header, body := r.send(t, proxyURL)
 		check(t, fmt.Sprintf("%s %s?%s answered 200", r.op, r.path, r.query), gotStatus, header, body,
-			dataAnswers[r.op] || r.op == PostObject)
-		if r.op != PreflightRequest && r.method != http.MethodHead && gotStatus == http.StatusOK && !dataAnswers[r.op] &&
+			dataAnswers[r.op] || r.op == operation.PostObject)
+		if r.op != operation.PreflightRequest && r.method != http.MethodHead && gotStatus == http.StatusOK && !dataAnswers[r.op] &&
 			strings.Contains(successDocument(r), "<Owner>") && !strings.Contains(body, "<ID>"+clientIdentityOf(testKeyID)+"</ID>") &&
-			r.op != CompleteMultipartUpload && r.op != DeleteObjects {
+			r.op != operation.CompleteMultipartUpload && r.op != operation.DeleteObjects {
 			t.Errorf("%s: the client is not shown its own identity: %s", r.op, body)
 		}
 	}

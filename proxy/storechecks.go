@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"sort"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
 )
 
@@ -18,10 +19,10 @@ import (
 // since s3cond's own check, which is a 412 S3 could have answered.
 type StoreChecks struct {
 	// IfNoneMatch: If-None-Match: * per operation.
-	IfNoneMatch map[Operation]bool
+	IfNoneMatch map[operation.Operation]bool
 	// IfMatch: If-Match with one ETag per operation (If-Match: * is left
 	// out: some stores read it as a literal ETag).
-	IfMatch map[Operation]bool
+	IfMatch map[operation.Operation]bool
 }
 
 // storeConditionHeader is the condition header to send the store with c's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/s3cond/s3cond/internal/operation"
 )
 
 // lateContender is a backend hook standing for a contender whose write
@@ -50,7 +51,7 @@ func lateContenderFixture(t *testing.T, checks StoreChecks) (*fixture, *lateCont
 // contender's object that reached the store after s3cond's check makes the
 // store refuse the late write (412), where it would otherwise overwrite it.
 func TestLeasedCreateSendsTheStoreItsCondition(t *testing.T) {
-	f, _ := lateContenderFixture(t, StoreChecks{IfNoneMatch: map[Operation]bool{PutObject: true}})
+	f, _ := lateContenderFixture(t, StoreChecks{IfNoneMatch: map[operation.Operation]bool{operation.PutObject: true}})
 	_, err := f.put(t, "late", "late writer", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
 	if code := errorCode(err); code != "PreconditionFailed" {
 		t.Fatalf("late create: %v, want the store's PreconditionFailed", err)
@@ -84,7 +85,7 @@ func TestLeasedCASSendsTheStoreItsETag(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-	f := newFixtureWith(t, fixtureOptions{backendHook: hook, storeChecks: StoreChecks{IfMatch: map[Operation]bool{PutObject: true}}})
+	f := newFixtureWith(t, fixtureOptions{backendHook: hook, storeChecks: StoreChecks{IfMatch: map[operation.Operation]bool{operation.PutObject: true}}})
 	first, err := f.put(t, "cas", "1", nil)
 	if err != nil {
 		t.Fatal(err)

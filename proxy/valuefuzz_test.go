@@ -169,7 +169,7 @@ func checkSentValue(t *testing.T, kp KeyPolicy, where, name, v string) {
 			t.Errorf("%s: the store got the number %s=%q", where, name, v)
 		}
 	case "marker", "key-marker", "start-after", "continuation-token":
-		if kp.Check(v) != nil || !utf8.ValidString(v) || len(v) > maxKeyBytes {
+		if kp.Check(v) != nil || !utf8.ValidString(v) || len(v) > operation.MaxKeyBytes {
 			t.Errorf("%s: the store got the key %s=%q", where, name, v)
 		}
 	case "prefix":

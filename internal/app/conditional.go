@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/probe"
 	"github.com/s3cond/s3cond/proxy"
 )
@@ -112,11 +113,11 @@ func storeChecks(caps map[string]probe.Result) proxy.StoreChecks {
 		v := caps[name].Verdict
 		return v == probe.Native || v == probe.Racy
 	}
-	checks := proxy.StoreChecks{IfNoneMatch: map[proxy.Operation]bool{}, IfMatch: map[proxy.Operation]bool{}}
-	for op, names := range map[proxy.Operation][2]string{
-		proxy.PutObject:               {probe.PutIfNoneMatch, probe.PutIfMatch},
-		proxy.CopyObject:              {probe.CopyIfNoneMatch, probe.CopyIfMatch},
-		proxy.CompleteMultipartUpload: {probe.CompleteIfNoneMatch, probe.CompleteIfMatch},
+	checks := proxy.StoreChecks{IfNoneMatch: map[operation.Operation]bool{}, IfMatch: map[operation.Operation]bool{}}
+	for op, names := range map[operation.Operation][2]string{
+		operation.PutObject:               {probe.PutIfNoneMatch, probe.PutIfMatch},
+		operation.CopyObject:              {probe.CopyIfNoneMatch, probe.CopyIfMatch},
+		operation.CompleteMultipartUpload: {probe.CompleteIfNoneMatch, probe.CompleteIfMatch},
 	} {
 		checks.IfNoneMatch[op] = right(names[0])
 		checks.IfMatch[op] = right(names[1])
