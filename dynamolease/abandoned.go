@@ -132,9 +132,10 @@ func (a *abandonedRows) forget(key abandonedKey) {
 }
 
 // settle marks r released if the table holds exactly r; true when there is
-// nothing left to do: r was released, or the row has moved past where r
-// could land (a create needs an absent row, a takeover to generation g a
-// row at g-1; generations only grow).
+// nothing left to do: r was released, or the row is one r can no longer
+// land on. A create needs an absent row and a takeover to generation g a
+// row at g-1, so only a row at r's generation - 1 may still take r (a
+// create's generation is random: no row sits just below it).
 func (a *abandonedRows) settle(r Record) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), a.c.opts.Timeout)
 	defer cancel()
@@ -146,7 +147,7 @@ func (a *abandonedRows) settle(r Record) (bool, error) {
 		return false, nil // not landed, yet
 	}
 	if !wroteIt(row, r) {
-		return row.Generation >= r.Generation, nil
+		return row.Generation+1 != r.Generation, nil
 	}
 	released := r
 	released.Released = true

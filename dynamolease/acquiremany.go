@@ -131,7 +131,7 @@ func (c *Committer) joinBatch(reqs []LeaseRequest, n int) []batchEntry {
 func (c *Committer) createBatch(ctx context.Context, bt BatchTable, batch []batchEntry) (int, *Record, error) {
 	rs := make([]Record, len(batch))
 	for j, e := range batch {
-		rs[j] = c.record(e.a, 0, false)
+		rs[j] = c.record(e.a, firstGeneration(), false)
 	}
 	start := time.Now()
 	call, done := tableCall(ctx)

@@ -284,10 +284,10 @@ func (c *Committer) takeOverRow(ctx context.Context, a *attempt, row *Record) (*
 	return lease, current, err
 }
 
-// create writes generation 0. It returns the lease, or the existing row
-// (possibly nil) when someone has it.
+// create writes a first generation (generation.go). It returns the lease,
+// or the existing row (possibly nil) when someone has it.
 func (c *Committer) create(ctx context.Context, a *attempt) (*Lease, *Record, error) {
-	r := c.record(a, 0, false)
+	r := c.record(a, firstGeneration(), false)
 	sentAt := time.Now()
 	call, done := tableCall(ctx)
 	existing, err := c.table.Create(call, r)

@@ -94,18 +94,18 @@ func TestReleasedLeaseIsTakenOverAtOnce(t *testing.T) {
 	if took := time.Since(start); took > opts.PollInterval/10 {
 		t.Fatalf("taking over a released lease took %s", took)
 	}
-	if second.Generation() != 1 {
-		t.Fatalf("generation = %d, want 1", second.Generation())
+	if second.Generation() != first.Generation()+1 {
+		t.Fatalf("generation = %d, want %d", second.Generation(), first.Generation()+1)
 	}
 	row, _ := tbl.Get(testContext(t, time.Second), "b/k", `"e1"`)
-	if row == nil || row.Generation != 1 || row.Released {
-		t.Fatalf("row = %+v, want generation 1 held", row)
+	if row == nil || row.Generation != first.Generation()+1 || row.Released {
+		t.Fatalf("row = %+v, want generation %d held", row, first.Generation()+1)
 	}
 }
 
 func TestStaleLeaseIsTakenOverOnlyAfterTimeoutTimesSkew(t *testing.T) {
 	opts := fastOptions()
-	_, p1, p2 := twoProcesses(opts)
+	tbl, p1, p2 := twoProcesses(opts)
 	stale := mustAcquire(t, p1, "b/k", "*") // its holder never releases or renews
 	start := time.Now()
 	var checks atomic.Int32
@@ -124,8 +124,8 @@ func TestStaleLeaseIsTakenOverOnlyAfterTimeoutTimesSkew(t *testing.T) {
 	if waited > wantWait+300*time.Millisecond {
 		t.Fatalf("took over after %s, long after timeout × skew = %s", waited, wantWait)
 	}
-	if taker.Generation() != 1 {
-		t.Fatalf("generation = %d, want 1", taker.Generation())
+	if taker.Generation() != stale.Generation()+1 {
+		t.Fatalf("generation = %d, want %d", taker.Generation(), stale.Generation()+1)
 	}
 	// Re-checked every poll while waiting, and once more holding the lease.
 	if n := checks.Load(); n < 2 {
@@ -145,8 +145,8 @@ func TestStaleLeaseIsTakenOverOnlyAfterTimeoutTimesSkew(t *testing.T) {
 	if err := stale.Release(testContext(t, time.Second)); !errors.Is(err, dynamolease.ErrLeaseLost) {
 		t.Fatalf("Release of a lost lease = %v, want ErrLeaseLost", err)
 	}
-	if taker.Generation() != 1 {
-		t.Fatal("the stale holder's release touched the new holder's row")
+	if row, _ := tbl.Get(testContext(t, time.Second), "b/k", "*"); row == nil || row.Generation != taker.Generation() || row.Released {
+		t.Fatalf("row %+v: the stale holder's release touched the new holder's row", row)
 	}
 }
 
@@ -179,8 +179,8 @@ func TestCheckRunsOnceHoldingAndItsFailureReleases(t *testing.T) {
 		t.Fatalf("Acquire with a failing re-check = %v after %d checks, want the check's own error after 2", err, calls)
 	}
 	row, _ := tbl.Get(testContext(t, time.Second), "b/k", "*")
-	if row == nil || !row.Released || row.Generation != 1 {
-		t.Fatalf("row after a failed re-check = %+v, want generation 1 released", row)
+	if row == nil || !row.Released || row.Generation != lease.Generation()+1 {
+		t.Fatalf("row after a failed re-check = %+v, want generation %d released", row, lease.Generation()+1)
 	}
 	start := time.Now()
 	mustAcquire(t, p2, "b/k", "*")
@@ -251,18 +251,18 @@ func TestContextCancelEndsTheWait(t *testing.T) {
 func TestRenewMovesGenerationAndDeadline(t *testing.T) {
 	tbl, p1, _ := twoProcesses(fastOptions())
 	lease := mustAcquire(t, p1, "b/k", `"e"`)
-	before := lease.Deadline()
+	before, born := lease.Deadline(), lease.Generation()
 	if rem := lease.Remaining(); rem <= 0 || rem > fastOptions().Timeout {
 		t.Fatalf("Remaining() = %s right after acquiring a %s lease", rem, fastOptions().Timeout)
 	}
 	if err := lease.Renew(testContext(t, time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if lease.Generation() != 1 || !lease.Deadline().After(before) {
-		t.Fatalf("after Renew: generation %d, deadline moved %s; want 1 and later", lease.Generation(), lease.Deadline().Sub(before))
+	if lease.Generation() != born+1 || !lease.Deadline().After(before) {
+		t.Fatalf("after Renew: generation %d, deadline moved %s; want %d and later", lease.Generation(), lease.Deadline().Sub(before), born+1)
 	}
 	row, _ := tbl.Get(testContext(t, time.Second), "b/k", `"e"`)
-	if row == nil || row.Generation != 1 || row.Released {
+	if row == nil || row.Generation != born+1 || row.Released {
 		t.Fatalf("row = %+v", row)
 	}
 }
@@ -384,15 +384,15 @@ func TestLeakedLocalLeaseIsTakenOverAfterTimeoutTimesSkew(t *testing.T) {
 	opts := fastOptions()
 	opts.Timeout = 400 * time.Millisecond
 	c := dynamolease.NewCommitter(dynamolease.NewMemTable(), opts, zerolog.Nop())
-	mustAcquire(t, c, "b/k", "*") // never released
+	leaked := mustAcquire(t, c, "b/k", "*") // never released
 	start := time.Now()
 	l := mustAcquire(t, c, "b/k", "*")
 	waited := time.Since(start)
 	if min := time.Duration(float64(opts.Timeout) * opts.MaxClockSkewRate); waited < min || waited > min+min/2 {
 		t.Fatalf("took a leaked local lease over after %s; timeout × skew = %s", waited, min)
 	}
-	if l.Generation() != 1 {
-		t.Fatalf("generation = %d, want 1", l.Generation())
+	if l.Generation() != leaked.Generation()+1 {
+		t.Fatalf("generation = %d, want %d", l.Generation(), leaked.Generation()+1)
 	}
 }
 
@@ -488,8 +488,8 @@ func TestCheckBeforeTakingOverAReleasedRow(t *testing.T) {
 		t.Fatalf("Acquire = %v after %d checks, want the check's error after 1", err, calls)
 	}
 	row, _ := tbl.Get(testContext(t, time.Second), "b/k", `"v1"`)
-	if row == nil || !row.Released || row.Generation != 0 {
-		t.Fatalf("row = %+v, want generation 0 released: a failed check before the takeover writes nothing", row)
+	if row == nil || !row.Released || row.Generation != lease.Generation() {
+		t.Fatalf("row = %+v, want generation %d released: a failed check before the takeover writes nothing", row, lease.Generation())
 	}
 }
 
@@ -541,8 +541,8 @@ func TestLocalWaitersWhoseETagMovedWriteNothing(t *testing.T) {
 		}
 		// None of them took the lease to find out.
 		row, _ := tbl.Get(testContext(t, time.Second), "b/k", `"v1"`)
-		if row == nil || !row.Released || row.Generation != 0 {
-			t.Fatalf("row = %+v, want the holder's generation 0, released", row)
+		if row == nil || !row.Released || row.Generation != holder.Generation() {
+			t.Fatalf("row = %+v, want the holder's generation %d, released", row, holder.Generation())
 		}
 	})
 }

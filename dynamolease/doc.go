@@ -28,7 +28,9 @@
 //
 // # Protocol
 //
-// Acquire creates the row with generation 0. If it exists, the caller waits
+// Acquire creates the row with a random first generation (generation.go:
+// a row that vanished and was created anew never meets a takeover aimed at
+// the old one). If it exists, the caller waits
 // while the holder's lease is live, re-checking its precondition every poll
 // interval, and takes the row over (generation+1, conditional on the
 // generation it saw) once timeout × MaxClockSkewRate has passed on the local

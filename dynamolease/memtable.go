@@ -3,6 +3,7 @@ package dynamolease
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // MemTable is a Table in memory. It stands for DynamoDB with strongly
@@ -63,4 +64,19 @@ func (m *MemTable) Get(ctx context.Context, path, etag string) (*Record, error) 
 		return nil, nil
 	}
 	return &r, nil
+}
+
+// Sweep deletes the rows whose TTL passed before now, as DynamoDB's TTL
+// sweep does at a time of its choosing, and returns how many it deleted.
+func (m *MemTable) Sweep(now time.Time) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	swept := 0
+	for k, r := range m.rows {
+		if !r.TTL.IsZero() && r.TTL.Before(now) {
+			delete(m.rows, k)
+			swept++
+		}
+	}
+	return swept
 }

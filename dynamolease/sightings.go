@@ -15,7 +15,7 @@ import (
 // Counting across calls is as safe as one waiter watching all along: a
 // version names one write of the row (generation, writer, TTL, timeout), a
 // row's generation never goes back, and a row removed and written anew
-// (by TTL) carries another owner or TTL. So seeing the same version again
+// (by TTL) carries another first generation (random), owner and TTL. So seeing the same version again
 // means the row was not written in between.
 //
 // The memory is bounded: an entry goes when the row is seen changed, when

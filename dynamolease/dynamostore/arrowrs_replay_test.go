@@ -104,22 +104,22 @@ func testS3condLeaseBlocksArrowRS(t *testing.T, client *dynamodb.Client) {
 	if ok || err != nil {
 		t.Fatalf("arrow-rs try_lock on a row s3cond holds: ok=%v, %v; want a conflict", ok, err)
 	}
-	if held.Generation != 0 || held.Timeout != shortWait.Timeout {
-		t.Fatalf("arrow-rs read the s3cond lease as %+v; want generation 0, timeout %s", held, shortWait.Timeout)
+	if held.Generation != lease.Generation() || held.Timeout != shortWait.Timeout {
+		t.Fatalf("arrow-rs read the s3cond lease as %+v; want generation %d, timeout %s", held, lease.Generation(), shortWait.Timeout)
 	}
-	// s3cond renews (generation 1): arrow-rs reclaiming the generation
-	// it saw, once its wait is over, fails its condition.
+	// s3cond renews (its random first generation + 1): arrow-rs reclaiming
+	// the generation it saw, once its wait is over, fails its condition.
 	if err := lease.Renew(ctx); err != nil {
 		t.Fatal(err)
 	}
 	again, ok, err := arrow.TryLock(ctx, "tables/t1/part-0.parquet", lakeETag, &held)
-	if ok || err != nil || again.Generation != 1 {
-		t.Fatalf("arrow-rs reclaim after an s3cond renewal: ok=%v, %+v, %v; want a conflict at generation 1", ok, again, err)
+	if ok || err != nil || again.Generation != lease.Generation() {
+		t.Fatalf("arrow-rs reclaim after an s3cond renewal: ok=%v, %+v, %v; want a conflict at generation %d", ok, again, err, lease.Generation())
 	}
 	// A reclaim of the current generation (a holder silent for
 	// timeout × skew) wins, and s3cond learns it has lost the lease.
 	if _, ok, err := arrow.TryLock(ctx, "tables/t1/part-0.parquet", lakeETag, &again); !ok || err != nil {
-		t.Fatalf("arrow-rs reclaim of generation 1: ok=%v, %v", ok, err)
+		t.Fatalf("arrow-rs reclaim of generation %d: ok=%v, %v", again.Generation, ok, err)
 	}
 	if err := lease.Renew(ctx); !errors.Is(err, dynamolease.ErrLeaseLost) {
 		t.Fatalf("s3cond renewal after arrow-rs reclaimed the row: %v, want ErrLeaseLost", err)
