@@ -22,6 +22,8 @@
 # nginx: Debian's nginx-light (apt-get install nginx-light), on PATH or in /usr/sbin.
 # Everything runs on 127.0.0.1 and is stopped on exit.
 set -euo pipefail
+# shellcheck source=scripts/bench-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 
 quick=0
 with_s3cond=1
@@ -109,19 +111,6 @@ else
 	rss_label="1 GiB"
 fi
 
-find_versitygw() {
-	if [[ -n "${S3COND_VERSITYGW:-}" ]]; then
-		echo "$S3COND_VERSITYGW"
-	elif command -v versitygw >/dev/null; then
-		command -v versitygw
-	elif [[ -x "$HOME/.cache/s3cond/bin/versitygw" ]]; then
-		echo "$HOME/.cache/s3cond/bin/versitygw"
-	else
-		echo "bench.sh: versitygw not found; install it with" >&2
-		echo "  GOBIN=\$HOME/.cache/s3cond/bin go install github.com/versity/versitygw/cmd/versitygw@v1.8.0" >&2
-		return 1
-	fi
-}
 versitygw=$(find_versitygw)
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 if [[ ! -x "$nginx_bin" ]]; then
@@ -136,76 +125,8 @@ load_before=$(cut -d' ' -f1 /proc/loadavg)
 work=$(mktemp -d "${TMPDIR:-/tmp}/s3cond-bench.XXXXXX")
 started_pids=()
 bench_pid=
-# shellcheck disable=SC2317 # run by the EXIT trap
-stop_all() {
-	local status=$?
-	if [[ -n "$bench_pid" ]]; then
-		# The benchmark first: it then deletes what it wrote while the
-		# servers still run.
-		kill -TERM "$bench_pid" 2>/dev/null || true
-		wait "$bench_pid" 2>/dev/null || true
-	fi
-	for pid in "${started_pids[@]}"; do
-		kill -TERM "$pid" 2>/dev/null || true
-	done
-	for pid in "${started_pids[@]}"; do
-		# Give each server 5 s to exit before it is killed.
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	if ((status != 0)); then
-		for log in "$work"/*.log; do
-			[[ -f "$log" ]] || continue
-			echo "--- last lines of $(basename "$log")" >&2
-			tail -n 20 "$log" >&2
-		done
-	fi
-	rm -rf "$work"
-	exit "$status"
-}
 trap stop_all EXIT
 trap 'exit 130' INT TERM
-
-# free_port prints a loopback port nothing listens on (bash's /dev/tcp
-# connect fails on a free port). It picks below the kernel's ephemeral range:
-# a port in it may be the local end of an outgoing connection, which no
-# connect finds but which a listener cannot bind.
-ephemeral_low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-((ephemeral_low > 11000)) || ephemeral_low=32768
-free_port() {
-	local port
-	for _ in $(seq 100); do
-		port=$((10000 + RANDOM % (ephemeral_low - 10000)))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			echo "$port"
-			return 0
-		fi
-	done
-	echo "bench.sh: no free port found" >&2
-	return 1
-}
-
-# wait_listening PORT PID NAME: wait up to 20 s for PORT to accept connections
-# while PID is alive.
-wait_listening() {
-	local port=$1 pid=$2 name=$3
-	for _ in $(seq 200); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			return 0
-		fi
-		if ! kill -0 "$pid" 2>/dev/null; then
-			echo "bench.sh: $name exited before it listened" >&2
-			return 1
-		fi
-		sleep 0.1
-	done
-	echo "bench.sh: $name does not listen on 127.0.0.1:$port after 20 s" >&2
-	return 1
-}
 
 echo "building into $work/bin" >&2
 mkdir -p "$work/bin"
@@ -214,18 +135,7 @@ if ((with_s3cond)); then
 	(cd "$repo_root" && go build -o "$work/bin/s3cond" ./cmd/s3cond)
 fi
 
-backend_key=bench-backend-key
-backend_secret=bench-backend-secret-$RANDOM$RANDOM
-backend_port=$(free_port)
-mkdir -p "$work/versitygw-data"
-# Without --keep-alive versitygw answers every request with Connection:
-# close, so each request would pay a TCP connect, which real S3 stores spare.
-"$versitygw" --port "127.0.0.1:$backend_port" --access "$backend_key" --secret "$backend_secret" --keep-alive \
-	posix "$work/versitygw-data" >"$work/versitygw.log" 2>&1 &
-backend_pid=$!
-started_pids+=("$backend_pid")
-wait_listening "$backend_port" "$backend_pid" versitygw
-backend_url="http://127.0.0.1:$backend_port"
+start_versitygw
 
 # A relay with no logic in front of versitygw: what the extra hop costs on
 # these shared cores, so that s3cond's own cost can be told apart from it.
@@ -284,38 +194,9 @@ if ((with_s3cond)); then
 	# Its own port for /metrics too: the default one may be taken.
 	admin_port=$(free_port)
 	while [[ "$admin_port" == "$proxy_port" ]]; do admin_port=$(free_port); done
-	cat >"$work/s3cond.yaml" <<EOF
-server:
-  listen: 127.0.0.1:$proxy_port
-  region: us-east-1
-data_dir: $work/s3cond-data
-backend:
-  type: s3
-  endpoint: $backend_url
-  region: us-east-1
-  addressing: path
-  credentials:
-    source: static
-    access_key_id: $backend_key
-    secret_access_key: $backend_secret
-  conditional: lease
-keys:
-  - access_key_id: $client_key
-    secret: $client_secret
-    buckets: ["*"]
-    access: read-write
-lease:
-  store: embedded
-admin:
-  listen: 127.0.0.1:$admin_port
-log:
-  level: warn
-EOF
-	mkdir -p "$work/s3cond-data"
-	"$work/bin/s3cond" serve --config "$work/s3cond.yaml" >"$work/s3cond.log" 2>&1 &
-	proxy_pid=$!
-	started_pids+=("$proxy_pid")
-	wait_listening "$proxy_port" "$proxy_pid" s3cond
+	write_s3cond_config "$work/s3cond.yaml" "$proxy_port" "$admin_port" "$work/s3cond-data"
+	start_s3cond "$work/bin/s3cond" "$work/s3cond.yaml" "$proxy_port" s3cond
+	proxy_pid=$started_pid
 	primary=(--endpoint "http://127.0.0.1:$proxy_port" --access-key "$client_key" --secret-key "$client_secret"
 		--label s3cond --rss-pid "$proxy_pid")
 	measured_name=s3cond
