@@ -1,33 +1,42 @@
 #!/usr/bin/env bash
-# A/B benchmark of two revisions of s3cond: the working tree (B) and REV (A),
+# A/B benchmark of two revisions of s3cond: the working tree or B_REV (B) and REV (A),
 # each built from its own source, both in front of one versitygw with the
 # same configuration, run by one s3cond-bench suite that alternates which goes
 # first in each round. A change that should cost nothing (a refactoring) is
 # shown to cost nothing this way: both sides share the machine's drift.
 # Prints a Markdown section on stdout.
 #
-#   scripts/bench-ab.sh REV [--quick]
+#   scripts/bench-ab.sh REV [B_REV] [--quick] [--workload LIST]
 #
-# REV: anything git rev-parse takes (a commit, a tag, main~10). Needs
-# versitygw as scripts/bench.sh does.
+# REV, B_REV: anything git rev-parse takes (a commit, a tag, main~10).
+# --workload: s3cond-bench workloads (e.g. list:8) instead of the suite.
+# Needs versitygw as scripts/bench.sh does.
 set -euo pipefail
 # shellcheck source=scripts/bench-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 
 rev=
+b_rev=
 quick=0
+workload_override=
 while (($#)); do
 	case "$1" in
 	--quick) quick=1 ;;
+	--workload)
+		workload_override=$2
+		shift
+		;;
 	-h | --help)
-		sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	-*)
 		echo "bench-ab.sh: unknown argument $1 (try --help)" >&2
 		exit 2
 		;;
-	*) rev=$1 ;;
+	*)
+		if [[ -z "$rev" ]]; then rev=$1; else b_rev=$1; fi
+		;;
 	esac
 	shift
 done
@@ -38,9 +47,14 @@ fi
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rev_commit=$(git -C "$repo_root" rev-parse --verify "$rev^{commit}")
 rev_short=$(git -C "$repo_root" rev-parse --short "$rev_commit")
-head_short=$(git -C "$repo_root" rev-parse --short HEAD)
-if [[ -n "$(git -C "$repo_root" status --porcelain)" ]]; then
-	head_short="$head_short (with uncommitted changes)"
+if [[ -n "$b_rev" ]]; then
+	b_commit=$(git -C "$repo_root" rev-parse --verify "$b_rev^{commit}")
+	head_short=$(git -C "$repo_root" rev-parse --short "$b_commit")
+else
+	head_short=$(git -C "$repo_root" rev-parse --short HEAD)
+	if [[ -n "$(git -C "$repo_root" status --porcelain)" ]]; then
+		head_short="$head_short (with uncommitted changes)"
+	fi
 fi
 
 if ((quick)); then
@@ -53,6 +67,9 @@ else
 	duration=5s rounds=3
 	workloads="get-4k:1,put-4k:1,get-4k:16,put-4k:16,cond-create:16,cond-cas:16,hot-cas:8,get-1m:8,put-1m:8,list:8"
 fi
+if [[ -n "$workload_override" ]]; then
+	workloads=$workload_override
+fi
 
 versitygw=$(find_versitygw)
 work=$(mktemp -d "${TMPDIR:-/tmp}/s3cond-bench-ab.XXXXXX")
@@ -61,9 +78,16 @@ bench_pid=
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-echo "building B (working tree, $head_short) and A ($rev_short) into $work/bin" >&2
+echo "building B ($head_short) and A ($rev_short) into $work/bin" >&2
 mkdir -p "$work/bin" "$work/a-src"
-(cd "$repo_root" && go build -o "$work/bin/s3cond-bench" ./cmd/s3cond-bench && go build -o "$work/bin/s3cond-b" ./cmd/s3cond)
+(cd "$repo_root" && go build -o "$work/bin/s3cond-bench" ./cmd/s3cond-bench)
+if [[ -n "$b_rev" ]]; then
+	mkdir -p "$work/b-src"
+	git -C "$repo_root" archive "$b_commit" | tar -x -C "$work/b-src"
+	(cd "$work/b-src" && go build -o "$work/bin/s3cond-b" ./cmd/s3cond)
+else
+	(cd "$repo_root" && go build -o "$work/bin/s3cond-b" ./cmd/s3cond)
+fi
 git -C "$repo_root" archive "$rev_commit" | tar -x -C "$work/a-src"
 (cd "$work/a-src" && go build -o "$work/bin/s3cond-a" ./cmd/s3cond)
 
@@ -90,7 +114,7 @@ bench_pid=$!
 wait "$bench_pid"
 bench_pid=
 
-echo "B is the working tree at $head_short, A is $rev_short; both s3cond on the embedded lease store in"
+echo "B is $head_short, A is $rev_short; both s3cond on the embedded lease store in"
 echo "front of one versitygw on loopback, $rounds round(s) of $duration per side, alternating which side went"
 echo "first. ratio = ops/s of B ÷ ops/s of A; added p50 = B's median latency − A's."
 echo
