@@ -43,6 +43,12 @@ type Backend struct {
 	// reaching the store. Only for stores that read such streams and refuse
 	// an unfinished one.
 	FramedConditionalBodies bool
+	// WritesInPlace marks a store that makes an upload visible as it
+	// arrives and keeps what it got of one cut short (s3rver): the final
+	// byte held back guards nothing there. A leased PutObject then takes
+	// its lease and re-checks before its first byte leaves s3cond, so its
+	// re-check cannot see its own upload and a refused write sends nothing.
+	WritesInPlace bool
 	// NativeConditional forwards If-Match / If-None-Match writes as they are
 	// and takes no lease: the store enforces them itself.
 	NativeConditional bool

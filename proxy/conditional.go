@@ -122,6 +122,14 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 		}
 		spec.body = bytes.NewReader(body)
 		spec.gate = g.reach
+	case sendsBody(c.op) && c.backend.WritesInPlace:
+		// The store would show this upload as it arrives: the lease and
+		// the re-check come first, and the body streams under the lease.
+		if err := acquire(); err != nil {
+			p.fail(c, err)
+			return
+		}
+		spec.gate = g.reach
 	case sendsBody(c.op):
 		// The body streams to the backend while the lease is sought; its
 		// final byte waits for the lease and the re-check (SPEC §4), so the

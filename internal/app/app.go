@@ -205,6 +205,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		NativeConditional:       native,
 		StoreChecks:             storeChecks,
 		FramedConditionalBodies: b.ConditionalBodyFraming == config.BodyFramingAWSChunked,
+		WritesInPlace:           b.WritesInPlace,
 		KeyPolicy:               keyPolicy,
 		Identity:                backendIdentity(ctx, creds, log),
 	}, backendProbe(probeClient, u), nil

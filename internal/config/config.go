@@ -145,6 +145,11 @@ type Backend struct {
 	// the store: "aws-chunked" finishes the stream only once the write may
 	// land, so an abort needs no TCP reset to reach the store.
 	ConditionalBodyFraming string `yaml:"conditional_body_framing"`
+	// WritesInPlace is for stores that make an upload visible as it
+	// arrives and keep what they got of one cut short (s3rver 3.7): a
+	// leased PutObject then holds its lease and re-checks its condition
+	// before its first byte goes to the store.
+	WritesInPlace bool `yaml:"writes_in_place"`
 	// ProbeBucket is the backend bucket the start-up probe writes its
 	// scratch prefix in (conditional auto, and native unless NativeUnverified).
 	ProbeBucket string `yaml:"probe_bucket"`
