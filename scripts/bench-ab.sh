@@ -72,11 +72,7 @@ if [[ -n "$workload_override" ]]; then
 fi
 
 versitygw=$(find_versitygw)
-work=$(mktemp -d "${TMPDIR:-/tmp}/s3cond-bench-ab.XXXXXX")
-started_pids=()
-bench_pid=
-trap stop_all EXIT
-trap 'exit 130' INT TERM
+start_work s3cond-bench-ab
 
 echo "building B ($head_short) and A ($rev_short) into $work/bin" >&2
 mkdir -p "$work/bin" "$work/a-src"

@@ -1,8 +1,18 @@
 # Helpers shared by scripts/bench.sh and scripts/bench-ab.sh: finding
 # versitygw, free loopback ports, waiting for listeners, an s3cond config in
 # front of the benchmark's versitygw, and stopping everything on exit.
-# Sourced; the caller sets work, started_pids and bench_pid, and installs
-# stop_all as its EXIT trap.
+# Sourced; the caller runs start_work first.
+
+# start_work PREFIX: a scratch directory $work, no servers started yet
+# (started_pids, bench_pid), and stop_all as the EXIT trap: everything a
+# script starts is stopped and $work removed however it ends.
+start_work() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+	started_pids=()
+	bench_pid=
+	trap stop_all EXIT
+	trap 'exit 130' INT TERM
+}
 
 find_versitygw() {
 	if [[ -n "${S3COND_VERSITYGW:-}" ]]; then

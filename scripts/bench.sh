@@ -122,11 +122,7 @@ fi
 # record it in the results.
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/s3cond-bench.XXXXXX")
-started_pids=()
-bench_pid=
-trap stop_all EXIT
-trap 'exit 130' INT TERM
+start_work s3cond-bench
 
 echo "building into $work/bin" >&2
 mkdir -p "$work/bin"
