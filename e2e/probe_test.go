@@ -33,6 +33,11 @@ func probeCLI(t *testing.T, endpoint string, cred Credentials) probe.Report {
 	return rep
 }
 
+// notMeasured marks a capability whose verdict on a store nobody has
+// measured yet (an opt-in store the capability is newer than): the test
+// logs what it finds instead of checking it.
+const notMeasured probe.Verdict = ""
+
 func wantProbeVerdicts(t *testing.T, rep probe.Report, recommendation string, want map[string]probe.Verdict) {
 	t.Helper()
 	var table strings.Builder
@@ -46,6 +51,10 @@ func wantProbeVerdicts(t *testing.T, rep probe.Report, recommendation string, wa
 	for _, name := range probe.AllCapabilities {
 		t.Run(name, func(t *testing.T) {
 			got := rep.Capabilities[name]
+			if want[name] == notMeasured {
+				t.Logf("not yet measured on this store: %s (%s)", got.Verdict, got.Detail)
+				return
+			}
 			if got.Verdict != want[name] {
 				t.Errorf("%s (%s), want %s", got.Verdict, got.Detail, want[name])
 			}
@@ -76,6 +85,8 @@ func TestProbeVersityGW(t *testing.T) {
 		probe.ReadConditions: probe.Partial,
 		// copy-source-if-none-match answers 304, -if-modified-since is ignored.
 		probe.CopySourceCondition: probe.Partial,
+		// An upload is written to a temporary file and moved into place.
+		probe.AtomicUploads: probe.Native,
 	})
 }
 
@@ -95,6 +106,8 @@ func TestProbeS3rver(t *testing.T) {
 		// ignores If-Match and If-Unmodified-Since.
 		probe.ReadConditions:      probe.Partial,
 		probe.CopySourceCondition: probe.Ignored,
+		// It writes an upload into the object as it arrives.
+		probe.AtomicUploads: probe.InPlace,
 	})
 }
 
@@ -116,6 +129,7 @@ func TestProbeMotoS3(t *testing.T) {
 		probe.ReadConditions:    probe.Native,
 		// copy-source-if-none-match honoured, the other three ignored.
 		probe.CopySourceCondition: probe.Partial,
+		probe.AtomicUploads:       probe.Native,
 	})
 }
 
@@ -147,6 +161,7 @@ func TestProbeEmbeddedStore(t *testing.T) {
 		probe.DeleteObjectsETag:   probe.Ignored,
 		probe.ReadConditions:      probe.Partial,
 		probe.CopySourceCondition: probe.Ignored,
+		probe.AtomicUploads:       probe.Native,
 	})
 }
 
@@ -173,5 +188,6 @@ func TestProbeRcloneServeS3(t *testing.T) {
 		probe.DeleteObjectsETag:   probe.Native,
 		probe.ReadConditions:      probe.Native,
 		probe.CopySourceCondition: probe.Native,
+		probe.AtomicUploads:       notMeasured,
 	})
 }

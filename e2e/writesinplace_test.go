@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/s3cond/s3cond/internal/testservers"
 )
 
 // inPlaceLease is lease.timeout in these tests: a streamed upload whose
@@ -45,21 +47,24 @@ func (b *slowBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// slowConditionalPut sends body to bucket/key with header (If-None-Match
-// or If-Match), its last KiB after a pause past the lease timeout, and
-// returns the status.
-func slowConditionalPut(t *testing.T, e *Env, key string, header http.Header, body []byte) int {
+// slowConditionalPut sends body to path (/bucket/key) with header
+// (If-None-Match or If-Match), its last KiB after a pause past the lease
+// timeout, and returns the status.
+func slowConditionalPut(t *testing.T, endpoint string, cred Credentials, path string, header http.Header, body []byte) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	resp, err := DoContext(ctx, e.Endpoint, e.RW, RawRequest{Method: http.MethodPut, Path: "/inplace/" + key,
+	resp, err := DoContext(ctx, endpoint, cred, RawRequest{Method: http.MethodPut, Path: path,
 		Header: header, BodyFrom: newSlowBody(body, inPlaceLease+inPlaceLease/2), ContentLength: int64(len(body)),
 		PayloadHash: UnsignedPayload})
 	if err != nil {
-		t.Fatalf("PUT %s: %v", key, err)
+		t.Fatalf("PUT %s: %v", path, err)
 	}
 	return resp.Status
 }
+
+// slowPutBody is 256 KiB: more than the 64 KiB s3cond reads whole.
+func slowPutBody() []byte { return []byte(strings.Repeat("streamed body|", 256<<10/14+1)) }
 
 // inPlaceOutcome is what slow streamed conditional PUTs did on s3rver.
 type inPlaceOutcome struct {
@@ -79,14 +84,14 @@ func slowConditionalPutsOnS3rver(t *testing.T, env ...string) (inPlaceOutcome, [
 	e.RequireProxy(t)
 	c := e.Client(t, e.RW)
 	CreateBucket(t, c, "inplace")
-	body := []byte(strings.Repeat("streamed body|", 256<<10/14+1))
+	body := slowPutBody()
 	var out inPlaceOutcome
-	out.createStatus = slowConditionalPut(t, e, "fresh", http.Header{"If-None-Match": {"*"}}, body)
+	out.createStatus = slowConditionalPut(t, e.Endpoint, e.RW, "/inplace/fresh", http.Header{"If-None-Match": {"*"}}, body)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	v1 := putBytes(t, ctx, c, "inplace", "held", []byte("version 1"))
-	out.casStatus = slowConditionalPut(t, e, "held", http.Header{"If-Match": {aws.ToString(v1.ETag)}}, body)
+	out.casStatus = slowConditionalPut(t, e.Endpoint, e.RW, "/inplace/held", http.Header{"If-Match": {aws.ToString(v1.ETag)}}, body)
 	out.afterCAS = getBytes(t, ctx, c, "inplace", "held")
 	return out, body
 }
@@ -119,5 +124,39 @@ func TestWritesInPlaceStoreControl(t *testing.T) {
 		got.createStatus, got.casStatus, len(got.afterCAS), len(body))
 	if got.createStatus == http.StatusOK && got.casStatus == http.StatusOK {
 		t.Fatal("without writes_in_place both slow conditional PUTs succeeded: the control measured nothing")
+	}
+}
+
+// slowCreateOnInPlaceFake starts a fake store standing for s3rver (it
+// shows an upload before its last byte) behind s3cond with
+// backend.conditional, and sends a slow streamed create of an absent key.
+func slowCreateOnInPlaceFake(t *testing.T, conditional string) (*testservers.S3cond, int) {
+	t.Helper()
+	endpoint := testservers.StartFaultyStore(t, testservers.InPlaceStore)
+	s := testservers.StartS3cond(t, autoConfig(endpoint, faultyCred, conditional, testservers.FaultyStoreBucket),
+		"S3COND_LEASE_TIMEOUT="+inPlaceLease.String())
+	return s, slowConditionalPut(t, s.Endpoint, Credentials{"client", "client-secret"}, "/"+testservers.FaultyStoreBucket+"/fresh",
+		http.Header{"If-None-Match": {"*"}}, slowPutBody())
+}
+
+// TestAutoFindsAStoreThatWritesInPlace: with backend.conditional: auto the
+// start-up probe finds the store showing an upload before its last byte,
+// says so, and s3cond then guards a slow streamed create there as
+// writes_in_place does: 200.
+func TestAutoFindsAStoreThatWritesInPlace(t *testing.T) {
+	s, status := slowCreateOnInPlaceFake(t, "auto")
+	requireLogged(t, s, "capability=atomic_uploads", "verdict=in_place", "leased writes take their lease before their first byte")
+	if status != http.StatusOK {
+		t.Fatalf("slow streamed create of an absent key on a store found in place: %d, want 200", status)
+	}
+}
+
+// TestAutoFindsAStoreThatWritesInPlaceControl: the same store with lease
+// (no probe) answers the create 412, its re-check at the final byte seeing
+// the upload itself: the test above measures the probe's finding.
+func TestAutoFindsAStoreThatWritesInPlaceControl(t *testing.T) {
+	_, status := slowCreateOnInPlaceFake(t, "lease")
+	if status != http.StatusPreconditionFailed {
+		t.Fatalf("slow streamed create on the in-place fake without the probe: %d; the control expects 412", status)
 	}
 }

@@ -184,7 +184,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if key == "backend" {
 		a.BackendEndpoint = endpoint
 	}
-	native, storeChecks, err := a.conditionalMode(ctx, b, key, creds, log)
+	native, storeChecks, inPlace, err := a.conditionalMode(ctx, b, key, creds, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -205,7 +205,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		NativeConditional:       native,
 		StoreChecks:             storeChecks,
 		FramedConditionalBodies: b.ConditionalBodyFraming == config.BodyFramingAWSChunked,
-		WritesInPlace:           b.WritesInPlace,
+		WritesInPlace:           b.WritesInPlace || inPlace,
 		KeyPolicy:               keyPolicy,
 		Identity:                backendIdentity(ctx, creds, log),
 	}, backendProbe(probeClient, u), nil

@@ -48,8 +48,9 @@ func newConditionalMetrics(reg prometheus.Registerer) *conditionalMetrics {
 //
 // In lease mode after a probe, checks are the conditions the store was
 // found to evaluate right one request at a time: leased writes still send
-// them (proxy.StoreChecks).
-func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, checks proxy.StoreChecks, err error) {
+// them (proxy.StoreChecks), and inPlace says the probe found the store
+// showing an upload before its last byte (backend.writes_in_place).
+func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, checks proxy.StoreChecks, inPlace bool, err error) {
 	if a.conditional == nil {
 		a.conditional = newConditionalMetrics(a.Registry)
 	}
@@ -64,7 +65,7 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 		}
 	}()
 	if !b.Probes() {
-		return b.Conditional == config.ConditionalNative, checks, nil
+		return b.Conditional == config.ConditionalNative, checks, false, nil
 	}
 	rep, err := probe.Run(ctx, probe.Options{
 		Endpoint:    b.Endpoint,
@@ -78,7 +79,7 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 		},
 	})
 	if err != nil {
-		return false, checks, fmt.Errorf("%s: probe the store: %w", key, err)
+		return false, checks, false, fmt.Errorf("%s: probe the store: %w", key, err)
 	}
 	for _, name := range probe.AllCapabilities {
 		r := rep.Capabilities[name]
@@ -88,7 +89,7 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 	wanting := probe.FirstWanting(rep.Capabilities)
 	if b.Conditional == config.ConditionalNative && wanting != "" {
 		r := rep.Capabilities[wanting]
-		return false, checks, fmt.Errorf("%s.conditional: native, but the store's %s is %s (%s); use auto or lease, or set %s.native_unverified: true (dangerous: writes can be lost)",
+		return false, checks, false, fmt.Errorf("%s.conditional: native, but the store's %s is %s (%s); use auto or lease, or set %s.native_unverified: true (dangerous: writes can be lost)",
 			key, wanting, r.Verdict, r.Detail, key)
 	}
 	native = wanting == ""
@@ -101,8 +102,13 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 		checks = storeChecks(rep.Capabilities)
 		log.Info().Str("backend", b.Name).Strs("store_checks", checks.Names()).
 			Msg("leased writes still send the store the conditions it checks right itself")
+		inPlace = rep.Capabilities[probe.AtomicUploads].Verdict == probe.InPlace
+		if inPlace && !b.WritesInPlace {
+			log.Warn().Str("backend", b.Name).
+				Msg("the store shows an upload before its last byte: leased writes take their lease before their first byte, as with backend.writes_in_place")
+		}
 	}
-	return native, checks, nil
+	return native, checks, inPlace, nil
 }
 
 // storeChecks are the write conditions whose probe verdict shows the store

@@ -35,6 +35,9 @@ const (
 	Partial Verdict = "partial"
 	// Error: the probe could not measure (network, setup failure).
 	Error Verdict = "error"
+	// InPlace (atomic_uploads only): the store shows an upload before its
+	// last byte, or keeps one cut off (backend.writes_in_place).
+	InPlace Verdict = "in_place"
 )
 
 // Capability names, in the order reported.
@@ -49,6 +52,9 @@ const (
 	DeleteObjectsETag   = "delete_objects_etag"
 	ReadConditions      = "read_conditions"
 	CopySourceCondition = "copy_source_conditions"
+	// AtomicUploads is not a condition: whether an upload stays unseen
+	// until its last byte, which s3cond's held-back final byte relies on.
+	AtomicUploads = "atomic_uploads"
 )
 
 // WriteCapabilities are the conditional writes s3cond serves: native mode
@@ -59,7 +65,7 @@ var WriteCapabilities = []string{
 }
 
 // AllCapabilities is every capability, in report order.
-var AllCapabilities = append(append([]string(nil), WriteCapabilities...), ReadConditions, CopySourceCondition)
+var AllCapabilities = append(append([]string(nil), WriteCapabilities...), ReadConditions, CopySourceCondition, AtomicUploads)
 
 // Result is the verdict on one capability and the evidence for it.
 type Result struct {
@@ -159,6 +165,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	for _, c := range checks() {
 		rep.Capabilities[c.name] = c.run(runCtx, s)
 	}
+	rep.Capabilities[AtomicUploads] = probeAtomicUploads(runCtx, s)
 	rep.Recommendation = Recommend(rep.Capabilities)
 	return rep, nil
 }

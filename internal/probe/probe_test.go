@@ -68,9 +68,19 @@ func TestProbeFindsIgnoringStoreIgnored(t *testing.T) {
 	for _, name := range AllCapabilities {
 		want[name] = Ignored
 	}
+	want[AtomicUploads] = Native // gofakes3 stores a body once it has all of it
 	wantVerdicts(t, rep, want)
 	if rep.Recommendation != RecommendLease {
 		t.Errorf("recommendation %q, want lease", rep.Recommendation)
+	}
+}
+
+// A store that writes an upload as it arrives (s3rver) is found in place,
+// so s3cond knows its held-back final byte guards nothing there.
+func TestProbeFindsInPlaceStore(t *testing.T) {
+	rep := runProbe(t, startFake(t, testservers.InPlaceStore))
+	if got := rep.Capabilities[AtomicUploads]; got.Verdict != InPlace {
+		t.Errorf("atomic_uploads: %s (%s), want in_place", got.Verdict, got.Detail)
 	}
 }
 
