@@ -5,11 +5,10 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -278,9 +277,10 @@ func raceDeleteVersusPut(t *testing.T, fleet fleetStarter, backend BackendKind) 
 }
 
 // TestKilledHolder: a process is SIGKILLed in the middle of a conditional
-// upload. Nothing of its upload appears, and another process can still
-// create the key (at the latest once timeout × max_clock_skew_rate has
-// passed, if the dead process held the lease).
+// upload while it holds the key's lease (its row is in the table: the test
+// waits for it). Nothing of its upload appears, and another process
+// creates the key once timeout × max_clock_skew_rate has passed since it
+// first saw the dead holder's row, not before.
 func TestKilledHolder(t *testing.T) { testKilledHolder(t, newFleet) }
 
 func testKilledHolder(t *testing.T, fleet fleetStarter) {
@@ -292,22 +292,13 @@ func testKilledHolder(t *testing.T, fleet fleetStarter) {
 	}))
 	ctx := t.Context()
 	holder, taker := e.Proxies[0], clients[1]
-
-	const size = 1 << 20
-	body, feed := io.Pipe()
-	uploadDone := make(chan error, 1)
-	go func() {
-		_, err := DoContext(ctx, holder.Endpoint, e.RW, RawRequest{Method: http.MethodPut, Path: "/race/held",
-			Header: http.Header{"If-None-Match": {"*"}}, BodyFrom: body, ContentLength: size, PayloadHash: UnsignedPayload})
-		uploadDone <- err
-	}()
-	if _, err := feed.Write(PatternBytes(9, size-1)); err != nil {
-		t.Fatalf("feed the holder all but the last byte: %v", err)
-	}
-	time.Sleep(500 * time.Millisecond)
+	const path = "race/held"
+	abandonUpload := startHeldUpload(t, e, holder.Endpoint, path, func() bool {
+		out, _, err := leasesCommand(t, e.processEnv, "list", "--held", "--json", "--config", e.Proxies[1].ConfigPath)
+		return err == nil && strings.Contains(out, `"path": "`+path+`"`)
+	})
 	holder.Process.Kill()
-	feed.CloseWithError(errors.New("holder killed"))
-	<-uploadDone
+	abandonUpload()
 	time.Sleep(lateWriteGrace)
 	requireMissing(t, ctx, e.BackendClient(), "race", "held")
 	requireNoUploads(t, ctx, e.BackendClient(), "race")
@@ -318,9 +309,13 @@ func testKilledHolder(t *testing.T, fleet fleetStarter) {
 		t.Fatalf("create the key after the holder died: %v", err)
 	}
 	waited := time.Since(started)
-	t.Logf("created the key %v after the holder died (timeout × skew = %v)", waited.Round(time.Millisecond), leaseTimeout*skewRate)
-	if waited > leaseTimeout*skewRate+2*time.Second {
-		t.Errorf("waited %v, longer than timeout × skew rate (%v)", waited, leaseTimeout*skewRate)
+	takeover := leaseTimeout * skewRate
+	t.Logf("created the key %v after the holder died (timeout × skew = %v)", waited.Round(time.Millisecond), takeover)
+	if waited < takeover {
+		t.Errorf("created the key after %v, before the dead holder's lease could expire (timeout × skew = %v)", waited, takeover)
+	}
+	if waited > takeover+2*time.Second {
+		t.Errorf("waited %v, longer than timeout × skew rate (%v)", waited, takeover)
 	}
 	if got := getBytes(t, ctx, e.BackendClient(), "race", "held"); string(got) != "taker" {
 		t.Fatalf("key holds %q, want the taker's body", got)
