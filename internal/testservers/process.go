@@ -44,17 +44,6 @@ type Spec struct {
 	Wait  time.Duration // how long to wait for Addr to accept; default 30 s
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // FreeAddr returns "127.0.0.1:PORT" for a free port.
 func FreeAddr(t testing.TB) string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(FreePort(t)))
