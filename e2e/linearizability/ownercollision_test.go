@@ -4,6 +4,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -69,12 +70,23 @@ const unsafeOwnerWithoutToken = "s3cond_unsafe_owner_without_token"
 func TestNegativeControlOwnerWithoutToken(t *testing.T) {
 	c := NewCluster(t, ClusterOptions{DynamoDB: true, Moto: sharedMoto(t), Table: uniqueTable(), Backend: e2e.BackendS3rver,
 		Proxies: 3, ContainerHostname: replicaHostname, BuildTags: unsafeOwnerWithoutToken + "," + unsafeGenerationZero})
-	w := Workload{Cluster: c, Keys: threeKeys, Clients: 8}
-	rec := record(t, w, 6*time.Second, nil)
-	requireProgress(t, rec, 10)
-	result := Check(t, rec)
-	t.Logf("checked %s: %s", rec.Stats(), result)
-	if result != porcupine.Illegal {
-		t.Fatalf("the checker found %s for replicas whose owners collide; want Illegal: the suite cannot see the collision", result)
+	// Owners meet only where the processes' attempt counters are level on
+	// one key, which a 6 s recording misses now and then (CI: Ok in 2 of
+	// about 10 runs): the control passes once any of a few recordings is
+	// Illegal. The safe build is never Illegal, so this still shows the
+	// suite sees the collision.
+	const recordings = 3
+	for i := 1; i <= recordings; i++ {
+		// Fresh keys each time: the checker starts every key absent.
+		keys := []string{fmt.Sprintf("r%d-k1", i), fmt.Sprintf("r%d-k2", i), fmt.Sprintf("r%d-k3", i)}
+		w := Workload{Cluster: c, Keys: keys, Clients: 8}
+		rec := record(t, w, 6*time.Second, nil)
+		requireProgress(t, rec, 10)
+		result := Check(t, rec)
+		t.Logf("recording %d: checked %s: %s", i, rec.Stats(), result)
+		if result == porcupine.Illegal {
+			return
+		}
 	}
+	t.Fatalf("the checker found no recording of %d Illegal for replicas whose owners collide: the suite cannot see the collision", recordings)
 }
