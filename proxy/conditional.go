@@ -122,15 +122,7 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 		}
 		spec.body = bytes.NewReader(body)
 		spec.gate = g.reach
-	case sendsBody(c.op) && c.backend.WritesInPlace:
-		// The store would show this upload as it arrives: the lease and
-		// the re-check come first, and the body streams under the lease.
-		if err := acquire(); err != nil {
-			p.fail(c, err)
-			return
-		}
-		spec.gate = g.reach
-	case sendsBody(c.op):
+	case sendsBody(c.op) && !c.backend.WritesInPlace:
 		// The body streams to the backend while the lease is sought; its
 		// final byte waits for the lease and the re-check (SPEC §4), so the
 		// first write to finish its upload wins, as on S3. A client that
@@ -143,6 +135,9 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 			return g.reach()
 		}
 	default:
+		// No body, or a store that would show the upload as it arrives
+		// (WritesInPlace): the lease and the re-check come first, and a
+		// body streams under the lease.
 		if err := acquire(); err != nil {
 			p.fail(c, err)
 			return
