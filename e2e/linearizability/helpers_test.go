@@ -1,9 +1,13 @@
 package linearizability
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -119,4 +123,36 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	case <-time.After(d):
 		return true
 	}
+}
+
+// scrapeCounts reads an s3cond's /metrics at url once and returns, for
+// each prefix, the sum of the values of the exposition lines that start
+// with it (every label set of a series, or one when the prefix names it).
+func scrapeCounts(tb testing.TB, url string, prefixes ...string) []int64 {
+	tb.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sums := make([]int64, len(prefixes))
+	scan := bufio.NewScanner(resp.Body)
+	for scan.Scan() {
+		line := scan.Text()
+		for i, prefix := range prefixes {
+			if !strings.HasPrefix(line, prefix) {
+				continue
+			}
+			fields := strings.Fields(line)
+			v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+			if err != nil {
+				tb.Fatalf("metrics line %q: %v", line, err)
+			}
+			sums[i] += int64(v)
+		}
+	}
+	if err := scan.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return sums
 }

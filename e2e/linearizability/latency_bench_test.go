@@ -1,14 +1,11 @@
 package linearizability
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -262,33 +259,6 @@ type metricCounts struct{ store, lease int64 }
 // counts reads s3cond's /metrics: requests it sent the store, and calls it
 // made to the lease store.
 func (f *floorBench) counts(b *testing.B) metricCounts {
-	resp, err := http.Get(f.metrics)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m metricCounts
-	scan := bufio.NewScanner(resp.Body)
-	for scan.Scan() {
-		line := scan.Text()
-		var into *int64
-		switch {
-		case strings.HasPrefix(line, "s3cond_backend_request_duration_seconds_count"):
-			into = &m.store
-		case strings.HasPrefix(line, "s3cond_lease_store_call_duration_seconds_count"):
-			into = &m.lease
-		default:
-			continue
-		}
-		fields := strings.Fields(line)
-		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
-		if err != nil {
-			b.Fatal(errors.Join(fmt.Errorf("metrics line %q", line), err))
-		}
-		*into += int64(v)
-	}
-	if err := scan.Err(); err != nil {
-		b.Fatal(err)
-	}
-	return m
+	v := scrapeCounts(b, f.metrics, "s3cond_backend_request_duration_seconds_count", "s3cond_lease_store_call_duration_seconds_count")
+	return metricCounts{store: v[0], lease: v[1]}
 }

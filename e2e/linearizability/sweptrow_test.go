@@ -1,12 +1,10 @@
 package linearizability
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -167,26 +165,7 @@ func rawOutcome(resp *e2e.RawResponse, err error) Outcome {
 // of one operation (create, get, replace) it has made.
 func leaseCalls(t *testing.T, admin, op string) int64 {
 	t.Helper()
-	resp, err := http.Get("http://" + admin + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	prefix := `s3cond_lease_store_call_duration_seconds_count{op="` + op + `"} `
-	scan := bufio.NewScanner(resp.Body)
-	for scan.Scan() {
-		if rest, ok := strings.CutPrefix(scan.Text(), prefix); ok {
-			v, err := strconv.ParseFloat(rest, 64)
-			if err != nil {
-				t.Fatalf("metrics line %q: %v", scan.Text(), err)
-			}
-			return int64(v)
-		}
-	}
-	if err := scan.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return 0
+	return scrapeCounts(t, "http://"+admin+"/metrics", `s3cond_lease_store_call_duration_seconds_count{op="`+op+`"}`)[0]
 }
 
 // leaseTableClient reads and sweeps the cluster's lease table on moto
