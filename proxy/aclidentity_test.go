@@ -19,7 +19,7 @@ func TestACLNamingTheClientIdentityReachesTheStoreAsTheBackendPrincipal(t *testi
 	acl := `<AccessControlPolicy><Owner><ID>` + me + `</ID></Owner><AccessControlList><Grant>` +
 		`<Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="CanonicalUser"><ID>` + me + `</ID></Grantee>` +
 		`<Permission>FULL_CONTROL</Permission></Grant><Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="Group">` +
-		`<URI>`+logDeliveryURI+`</URI></Grantee><Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>`
+		`<URI>` + logDeliveryURI + `</URI></Grantee><Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>`
 	store.answer(http.StatusOK, "")
 	for _, target := range []string{"/" + bucketName + "?acl", "/" + bucketName + "/k?acl"} {
 		store.answer(http.StatusOK, "")

@@ -77,7 +77,9 @@ func acl(kind, grantee string) string {
 	return strings.NewReplacer("GRANTEE_TYPE", kind, "GRANTEE", grantee).Replace(aclDoc)
 }
 
-func policy(statement string) string { return `{"Version":"2012-10-17","Statement":[` + statement + `]}` }
+func policy(statement string) string {
+	return `{"Version":"2012-10-17","Statement":[` + statement + `]}`
+}
 
 type configCase struct {
 	name, method, path string
