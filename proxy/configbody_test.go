@@ -184,6 +184,7 @@ func policyCases() []configCase {
 		c("policy with Principal *", "/alpha?policy", on("alpha"), 403, "AccessDenied"),
 		c("policy with Principal * on an anonymous bucket", "/granted-public?policy", on("granted-public"), 200, ""),
 		c("policy with Principal * naming another bucket", "/granted-public?policy", on("mb2"), 403, "AccessDenied"),
+		c("policy with Principal * naming a granted, not anonymous bucket", "/granted-public?policy", on("alpha"), 403, "AccessDenied"),
 		c("policy with Principal * naming a mapped bucket", "/granted-public?policy", on("granted-mapped"), 501, "NotImplemented"),
 		c("public policy allowing writes", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":{"AWS":"*"},"Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::granted-public/*"}`), 403, "AccessDenied"),
 		c("policy allowing another principal", "/alpha?policy", policy(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::1:root"},"Action":"s3:*","Resource":"arn:aws:s3:::alpha/*"}`), 403, "AccessDenied"),

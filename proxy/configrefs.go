@@ -205,10 +205,13 @@ var publicReadActions = []string{"s3:GetObject", "s3:ListBucket"}
 // reads only. Deny statements may name anyone: they only take away.
 func (p *Proxy) checkPolicy(c *call, policy s3xml.Policy) error {
 	for _, st := range policy.Statements {
+		var buckets []string
 		for _, resource := range st.Resources {
-			if _, err := p.checkBucketReference(c, resource); err != nil {
+			bucket, err := p.checkBucketReference(c, resource)
+			if err != nil {
 				return err
 			}
+			buckets = append(buckets, bucket)
 		}
 		if strings.EqualFold(st.Effect, "Deny") {
 			continue
@@ -229,7 +232,7 @@ func (p *Proxy) checkPolicy(c *call, policy s3xml.Policy) error {
 		if len(st.Principals) == 0 {
 			continue // no one is allowed anything; the store answers for it
 		}
-		if err := p.requirePublic(c, nil, "A policy allowing Principal \"*\""); err != nil {
+		if err := p.requirePublic(c, buckets, "A policy allowing Principal \"*\""); err != nil {
 			return err
 		}
 		for _, action := range st.Actions {
