@@ -193,6 +193,7 @@ func policyCases() []configCase {
 		c("policy allowing NotResource", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","NotResource":"arn:aws:s3:::x"}`), 403, "AccessDenied"),
 		c("policy allowing every bucket", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*"}`), 403, "AccessDenied"),
 		c("policy with the Principal twice", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::1:root"},"principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::granted-public/*"}`), 400, "MalformedPolicy"),
+		c("policy allowing without a principal", "/alpha?policy", policy(`{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::alpha/*"}`), 403, "AccessDenied"),
 		c("policy that only denies", "/alpha?policy", policy(`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"arn:aws:s3:::alpha/*"}`), 200, ""),
 		c("policy denying on another bucket", "/alpha?policy", policy(`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"arn:aws:s3:::mb2/*"}`), 403, "AccessDenied"),
 		c("policy that is no JSON", "/alpha?policy", `<Policy/>`, 400, "MalformedPolicy"),

@@ -201,8 +201,9 @@ func grantHeaderEntry(entry string) (kind, value string) {
 var publicReadActions = []string{"s3:GetObject", "s3:ListBucket"}
 
 // checkPolicy checks a bucket policy: each resource a bucket of the grant;
-// each Allow statement public, on a bucket of anonymous.buckets, allowing
-// reads only. Deny statements may name anyone: they only take away.
+// each Allow statement public (or naming no principal), on buckets of
+// anonymous.buckets, allowing reads only. Deny statements may name anyone:
+// they only take away.
 func (p *Proxy) checkPolicy(c *call, policy s3xml.Policy) error {
 	for _, st := range policy.Statements {
 		var buckets []string
@@ -229,9 +230,8 @@ func (p *Proxy) checkPolicy(c *call, policy s3xml.Policy) error {
 				return denied("The policy allows the principal %q, which s3cond grants nothing; only Principal \"*\" on a bucket of anonymous.buckets may be allowed.", principal)
 			}
 		}
-		if len(st.Principals) == 0 {
-			continue // no one is allowed anything; the store answers for it
-		}
+		// An Allow that names no principal is read as public: a lenient
+		// store may take it for everyone.
 		if err := p.requirePublic(c, buckets, "A policy allowing Principal \"*\""); err != nil {
 			return err
 		}
