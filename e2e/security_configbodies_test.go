@@ -42,7 +42,10 @@ func configRequest(bucket, sub, id string, body []byte) RawRequest {
 // is stored; configurations naming only mb1 are still stored.
 func TestSecurityConfigurationBodiesStayInTheGrant(t *testing.T) {
 	e := NewEnv(t, WithBackend(BackendMoto), WithConfig(func(c *Config) {
-		c.Keys = append(c.Keys, KeyConfig{AccessKeyID: mbOnly.AccessKey, Secret: mbOnly.Secret, Buckets: []string{"mb1"}, Access: "read-write"})
+		c.Keys = append(c.Keys, KeyConfig{AccessKeyID: mbOnly.AccessKey, Secret: mbOnly.Secret, Buckets: []string{"mb1", "mbmapped"}, Access: "read-write"})
+		// The client's mbmapped is the store's mb2: a body naming it would
+		// reach the store's own mb2 under the client's name.
+		c.Backend.Buckets = map[string]string{"mbmapped": "mb3"}
 	}))
 	e.RequireProxy(t)
 	backend := e.BackendClient()
@@ -79,6 +82,14 @@ func TestSecurityConfigurationBodiesStayInTheGrant(t *testing.T) {
 		if got := stored("mb1", tc.sub, tc.id); got.Status == http.StatusOK && (tc.sub != "notification" || strings.Contains(string(got.Body), "outside")) {
 			t.Errorf("%s: refused, yet moto keeps %s", tc.name, got.Body)
 		}
+	}
+
+	// A granted bucket the store knows by another name: s3cond does not
+	// rewrite bodies, so the name would mean the store's bucket of that
+	// name. Refused as not implemented, nothing stored.
+	Do(t, e.Endpoint, mbOnly, configRequest("mb1", "inventory", "inv", naming(inventoryTo, "mbmapped"))).RequireError(t, http.StatusNotImplemented, "NotImplemented")
+	if got := stored("mb1", "inventory", "inv"); got.Status == http.StatusOK {
+		t.Errorf("inventory to a mapped bucket: refused, yet moto keeps %s", got.Body)
 	}
 
 	// What names only mb1 is the key's to set, and is stored as sent.
