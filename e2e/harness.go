@@ -54,6 +54,9 @@ const (
 	// BackendS3rver ignores both headers: only s3cond can make a race on it
 	// come out right.
 	BackendS3rver BackendKind = "s3rver"
+	// BackendMoto is moto's S3 emulation, which keeps the configurations
+	// (replication, inventory, notification, policy) it is given.
+	BackendMoto BackendKind = "moto"
 )
 
 // Store is how a test reaches the backend store itself, behind s3cond.
@@ -67,6 +70,9 @@ type Store struct {
 // as such (nil for s3rver), for tests that stop or measure its process.
 func StartStore(t testing.TB, kind BackendKind) (Store, *testservers.VersityGW) {
 	t.Helper()
+	if kind == BackendMoto {
+		return Store{Kind: kind, Endpoint: testservers.StartMotoS3(t), Cred: Credentials{"motokey", "motosecret"}}, nil
+	}
 	if kind == BackendS3rver {
 		s := testservers.StartS3rver(t)
 		return Store{Kind: kind, Endpoint: s.Endpoint, Cred: Credentials{s.AccessKey, s.Secret}}, nil

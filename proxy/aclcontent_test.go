@@ -24,7 +24,7 @@ func TestPutBucketAclWithHeaderAndBodyIsUnexpectedContent(t *testing.T) {
 	policy := &s3types.AccessControlPolicy{
 		Owner: &s3types.Owner{ID: aws.String("owner")},
 		Grants: []s3types.Grant{{
-			Grantee:    &s3types.Grantee{ID: aws.String("awsID"), Type: s3types.TypeCanonicalUser},
+			Grantee:    &s3types.Grantee{ID: aws.String(clientIdentityOf(testKeyID)), Type: s3types.TypeCanonicalUser},
 			Permission: s3types.PermissionFullControl,
 		}},
 	}

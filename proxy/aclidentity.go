@@ -20,24 +20,20 @@ var setsACL = map[operation.Operation]bool{operation.PutBucketAcl: true, "PutObj
 // aclBody is the forward spec of a PutBucketAcl or PutObjectAcl whose
 // grants or body name the client's identity: the backend principal is
 // named in its place (clientidentity.go). Any other call, and an ACL that
-// names it nowhere, is sent as the client sent it.
+// names it nowhere, is sent as the client sent it. The body is the one
+// checkConfiguration read (c.configBody).
 func (p *Proxy) aclBody(c *call) (forwardSpec, error) {
 	spec := p.clientBody(c)
 	if !setsACL[c.op] || len(c.backend.Identity) == 0 {
 		return spec, nil
 	}
 	header := backendGrantHeaders(c)
-	if spec.length > 0 && spec.length <= maxACLBody && spec.body == c.auth.Body {
-		body, err := readWhole(spec.body, spec.length)
-		if err != nil {
-			return spec, err
-		}
-		_, clientMD5 := c.r.Header["Content-Md5"]
+	if body := c.configBody; len(body) > 0 {
 		if namesClientIdentity(c, body) {
+			var err error
 			if body, err = backendACL(c, body); err != nil {
 				return spec, err
 			}
-			spec.payloadSHA256, clientMD5 = sha256Hex(body), false
 			// The client's checksums were of its own body, not of this one.
 			for name := range c.r.Header {
 				if isChecksumHeader(name) {
@@ -45,11 +41,9 @@ func (p *Proxy) aclBody(c *call) (forwardSpec, error) {
 				}
 			}
 		}
-		spec.body, spec.length = bytes.NewReader(body), int64(len(body))
-		if !clientMD5 {
-			// What withIntegrityHeader would have added for the body as read.
-			header = withHeader(header, "Content-Md5", []string{contentMD5(body)})
-		}
+		renamed := configBodySpec(body)
+		spec.body, spec.length, spec.payloadSHA256 = renamed.body, renamed.length, renamed.payloadSHA256
+		header = withHeader(header, "Content-Md5", renamed.header["Content-Md5"])
 	}
 	if header != nil {
 		spec.header = header

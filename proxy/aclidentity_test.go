@@ -6,6 +6,10 @@ import (
 	"testing"
 )
 
+// logDeliveryURI is S3's log delivery group, a grantee s3cond lets
+// through (configrefs.go): other principals are refused.
+const logDeliveryURI = "http://acs.amazonaws.com/groups/s3/LogDelivery"
+
 // A client that writes back the ACL it read names its own identity; the
 // store must be told of its own principal instead, in the body and in
 // x-amz-grant-* headers alike, or the owner's grant is lost.
@@ -14,8 +18,8 @@ func TestACLNamingTheClientIdentityReachesTheStoreAsTheBackendPrincipal(t *testi
 	me := clientIdentityOf(testKeyID)
 	acl := `<AccessControlPolicy><Owner><ID>` + me + `</ID></Owner><AccessControlList><Grant>` +
 		`<Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="CanonicalUser"><ID>` + me + `</ID></Grantee>` +
-		`<Permission>FULL_CONTROL</Permission></Grant><Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="CanonicalUser">` +
-		`<ID>other-principal</ID></Grantee><Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>`
+		`<Permission>FULL_CONTROL</Permission></Grant><Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="Group">` +
+		`<URI>` + logDeliveryURI + `</URI></Grantee><Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>`
 	store.answer(http.StatusOK, "")
 	for _, target := range []string{"/" + bucketName + "?acl", "/" + bucketName + "/k?acl"} {
 		store.answer(http.StatusOK, "")
@@ -24,16 +28,16 @@ func TestACLNamingTheClientIdentityReachesTheStoreAsTheBackendPrincipal(t *testi
 			t.Fatalf("%s: status %d %s", target, status, body)
 		}
 		sent := store.requests[0].body
-		if strings.Contains(sent, me) || strings.Count(sent, "<ID>"+backendKeyID+"</ID>") != 2 || !strings.Contains(sent, "<ID>other-principal</ID>") {
+		if strings.Contains(sent, me) || strings.Count(sent, "<ID>"+backendKeyID+"</ID>") != 2 || !strings.Contains(sent, "<URI>"+logDeliveryURI+"</URI>") {
 			t.Errorf("%s: the store was sent %s", target, sent)
 		}
 	}
 
 	store.answer(http.StatusOK, "")
 	req, _ := http.NewRequest(http.MethodPut, proxyURL+"/"+bucketName+"?acl", nil)
-	req.Header.Set("X-Amz-Grant-Full-Control", `id="`+me+`", emailAddress="a@example.com"`)
-	req.Header.Set("X-Amz-Grant-Read", `uri="http://acs.amazonaws.com/groups/global/AllUsers"`)
-	req.Header.Set("X-Amz-Grant-Write-Acp", me+", other-principal") // versitygw's bare account IDs
+	req.Header.Set("X-Amz-Grant-Full-Control", `id="`+me+`", uri="`+logDeliveryURI+`"`)
+	req.Header.Set("X-Amz-Grant-Read", `uri="`+logDeliveryURI+`"`)
+	req.Header.Set("X-Amz-Grant-Write-Acp", me+", "+backendKeyID) // versitygw's bare account IDs
 	signWithTestKey(t, req, nil)
 	resp, err := noRedirects.Do(req)
 	if err != nil {
@@ -41,13 +45,13 @@ func TestACLNamingTheClientIdentityReachesTheStoreAsTheBackendPrincipal(t *testi
 	}
 	resp.Body.Close()
 	got := store.requests[0].header
-	if v := got.Get("X-Amz-Grant-Full-Control"); v != `id="`+backendKeyID+`", emailAddress="a@example.com"` {
+	if v := got.Get("X-Amz-Grant-Full-Control"); v != `id="`+backendKeyID+`", uri="`+logDeliveryURI+`"` {
 		t.Errorf("x-amz-grant-full-control reached the store as %q", v)
 	}
-	if v := got.Get("X-Amz-Grant-Write-Acp"); v != backendKeyID+", other-principal" {
+	if v := got.Get("X-Amz-Grant-Write-Acp"); v != backendKeyID+", "+backendKeyID {
 		t.Errorf("x-amz-grant-write-acp reached the store as %q", v)
 	}
-	if v := got.Get("X-Amz-Grant-Read"); v != `uri="http://acs.amazonaws.com/groups/global/AllUsers"` {
+	if v := got.Get("X-Amz-Grant-Read"); v != `uri="`+logDeliveryURI+`"` {
 		t.Errorf("x-amz-grant-read reached the store as %q", v)
 	}
 }

@@ -47,6 +47,9 @@ func (p *Proxy) clientBody(c *call) forwardSpec {
 	if c.completeBody != nil {
 		return completeBodySpec(c.completeBody)
 	}
+	if c.configBody != nil {
+		return configBodySpec(c.configBody)
+	}
 	body := c.auth.Body
 	spec := forwardSpec{body: body, length: body.Length()}
 	if c.backend.ForwardPayloadHash {

@@ -111,6 +111,9 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.F
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkACLHeaders(c, header); err != nil {
+		return nil, err // a form's canned ACL, as a header's (configrefs.go)
+	}
 	return p.putCall(c, auth.AccessKeyID, key, header, form)
 }
 

@@ -206,6 +206,9 @@ type call struct {
 	// completeBody is the part list of a CompleteMultipartUpload as s3cond
 	// rewrote it from the checked parts (completebody.go).
 	completeBody []byte
+	// configBody is a configuration body as checkConfiguration read and
+	// checked it (configbody.go): what is forwarded.
+	configBody []byte
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
@@ -325,7 +328,7 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 	if c.op == operation.CompleteMultipartUpload {
 		return c.checkCompleteBody()
 	}
-	return nil
+	return p.checkConfiguration(c)
 }
 
 // checkValues applies the value allow-list (paramgrammar.go,

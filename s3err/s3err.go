@@ -45,6 +45,7 @@ const (
 	InvalidToken                      Code = "InvalidToken"
 	InvalidURI                        Code = "InvalidURI"
 	KeyTooLongError                   Code = "KeyTooLongError"
+	MalformedPolicy                   Code = "MalformedPolicy"
 	MalformedPOSTRequest              Code = "MalformedPOSTRequest"
 	MalformedTrailerError             Code = "MalformedTrailerError"
 	MalformedXML                      Code = "MalformedXML"
@@ -104,6 +105,7 @@ var table = map[Code]entry{
 	InvalidToken:                      {http.StatusBadRequest, "The provided token is malformed or otherwise invalid."},
 	InvalidURI:                        {http.StatusBadRequest, "Couldn't parse the specified URI."},
 	KeyTooLongError:                   {http.StatusBadRequest, "Your key is too long."},
+	MalformedPolicy:                   {http.StatusBadRequest, "Policies must be valid JSON and the first byte must be '{'"},
 	MalformedPOSTRequest:              {http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
 	MaxPostPreDataLengthExceeded:      {http.StatusBadRequest, "Your POST request fields preceding the upload file were too large."},
 	MalformedTrailerError:             {http.StatusBadRequest, "The request contained trailing data that was not well-formed or did not conform to our published schema."},

@@ -125,7 +125,11 @@ type subresource struct {
 	verbs  verbs
 }
 
-// bucketSubresources are the standard bucket configurations.
+// bucketSubresources are the standard bucket configurations. The body of
+// each PUT is read and what it names checked against the key's grant before
+// it is forwarded (proxy/configbody.go, whose table must have a row for
+// every PUT here: TestEveryWriteBodyIsRead; docs/security.md,
+// "Configuration sub-resources").
 var bucketSubresources = []subresource{
 	{"accelerate", "BucketAccelerateConfiguration", getPut},
 	{"acl", "BucketAcl", getPut},

@@ -8,7 +8,9 @@
 // CompleteMultipartUpload's result); ListBuckets, which it filters to the
 // key's buckets; the head of a listing, where it renames the bucket
 // (ElementText); a ListParts answer's checksum algorithm; and a POST
-// form's tagging document. Besides, RewriteIdentities renames the
+// form's tagging document; every configuration body (ReadConfiguration,
+// configuration.go), for what it names beyond its bucket, and a bucket
+// policy, the one JSON body (ReadPolicy, policy.go). Besides, RewriteIdentities renames the
 // principals of any S3 document as it streams (identities.go). Every other
 // body (CopyObject among them) streams through unread.
 //
