@@ -264,7 +264,7 @@ func (b *Table) replace(ctx context.Context, r dynamolease.Record, seen uint64, 
 		if err != nil {
 			return err
 		}
-		if row == nil || row.Generation != seen {
+		if row == nil || row.Generation != seen || !r.Fence.Matches(*row) {
 			current = row
 			return dynamolease.ErrConditionFailed
 		}
