@@ -13,6 +13,7 @@ const leasesUsage = `usage:
   s3cond leases list    [--config FILE | --admin URL] [--prefix P] [--held] [--json]
   s3cond leases show    [--config FILE | --admin URL] [--etag E] [--json] BUCKET/KEY
   s3cond leases release [--config FILE] [--admin URL [--admin-token-file PATH]] [--etag E] --generation N --yes BUCKET/KEY
+  s3cond leases recreate-table --config FILE --yes
 
 Without --config or --admin, the embedded development defaults apply, as for s3cond itself.
 list and show read the lease store with the config's credentials, or, while a running s3cond
@@ -22,7 +23,9 @@ release frees a row whose holder is known dead, only if it is still at generatio
 shared store (dynamodb, etcd) it goes through the store with the config's credentials; on the
 embedded lease file it opens the file while no s3cond runs, and while one holds it (or with
 lease.store memory) it goes through that s3cond's admin listener with the token in
-data_dir/admin-token (or --admin-token-file), readable by s3cond's user and root only.`
+data_dir/admin-token (or --admin-token-file), readable by s3cond's user and root only.
+recreate-table recreates a lost DynamoDB lease table after waiting out every lease it may have
+held (s3cond leases recreate-table --help).`
 
 // leasesFlags are the flags of `s3cond leases SUBCOMMAND`.
 type leasesFlags struct {
@@ -36,6 +39,9 @@ type leasesFlags struct {
 }
 
 func leasesCommand(ctx context.Context, args, env []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "recreate-table" {
+		return leasesRecreateTable(ctx, args[1:], env, stdout, stderr)
+	}
 	f, err := parseLeasesFlags(args, stderr)
 	if err != nil {
 		return err
