@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/s3cond/s3cond/dynamolease"
+)
+
+// writtenAgo is the TTL of a row last written d ago with the default
+// lease.ttl (1 h): what every write sets it to.
+func writtenAgo(d time.Duration) time.Time { return time.Now().Add(time.Hour - d) }
+
+// A row its holder wrote within lease.timeout (20 s) is a live holder's:
+// release refuses it, says so, and writes nothing; --force releases it
+// (issue 33 finding 5: a released live holder answered its copy 200 after
+// a second writer's create). A row written longer ago is released as
+// before. Without the check (--force always) the first release would land.
+func TestLeasesReleaseRefusesALiveHolderUnlessForced(t *testing.T) {
+	dir := t.TempDir()
+	table := dynamolease.NewMemTable()
+	for path, ttl := range map[string]time.Time{"b/live": writtenAgo(2 * time.Second), "b/dead": writtenAgo(time.Minute)} {
+		if _, err := table.Create(context.Background(), dynamolease.Record{Path: path, ETag: "*", Generation: 4,
+			Timeout: 20 * time.Second, TTL: ttl, Owner: "holder:9#tok/1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	adminSrv := runningAdmin(t, dir, table)
+	env := []string{"S3COND_DATA_DIR=" + dir, "S3COND_LEASE_STORE=memory", "S3COND_ADMIN_LISTEN=" + strings.TrimPrefix(adminSrv.URL, "http://")}
+
+	_, err := runCmd(t, env, "leases", "release", "b/live", "--generation", "4", "--yes")
+	if !errors.Is(err, errLiveHolder) || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("release of a row written 2 s ago: %v; want a refusal naming --force", err)
+	}
+	if row, _ := table.Get(context.Background(), "b/live", "*"); row == nil || row.Released || row.Generation != 4 {
+		t.Fatalf("the refused release wrote the row: %+v", row)
+	}
+	if out, err := runCmd(t, env, "leases", "release", "b/live", "--generation", "4", "--yes", "--force"); err != nil || !strings.Contains(out, "generation 4 -> 5") {
+		t.Fatalf("forced release: %q, %v", out, err)
+	}
+	if out, err := runCmd(t, env, "leases", "release", "b/dead", "--generation", "4", "--yes"); err != nil || !strings.Contains(out, "generation 4 -> 5") {
+		t.Fatalf("release of a row written a minute ago: %q, %v", out, err)
+	}
+}
