@@ -45,3 +45,19 @@ func TestLeasesReleaseRefusesALiveHolderUnlessForced(t *testing.T) {
 		t.Fatalf("release of a row written a minute ago: %q, %v", out, err)
 	}
 }
+
+// A sized row's TTL outlasts its takeover wait (2 × its timeout × skew when
+// that exceeds lease.ttl): its age is read off that, not lease.ttl, or a
+// sized lease written 30 s ago would read as written just now.
+func TestLeaseAgeOfASizedRow(t *testing.T) {
+	now := time.Now()
+	view := leaseView{leaseTTL: time.Hour, skewRate: 3}
+	sized := dynamolease.Record{Timeout: 20 * time.Minute, TTL: now.Add(2*time.Hour - 30*time.Second)}
+	if age, ok := leaseAge(sized, view, now); !ok || age != 30*time.Second {
+		t.Fatalf("age of a sized row written 30 s ago: %s, %v", age, ok)
+	}
+	plain := dynamolease.Record{Timeout: 20 * time.Second, TTL: now.Add(time.Hour - 30*time.Second)}
+	if age, ok := leaseAge(plain, view, now); !ok || age != 30*time.Second {
+		t.Fatalf("age of a plain row written 30 s ago: %s, %v", age, ok)
+	}
+}
