@@ -150,6 +150,7 @@ func (a *abandonedRows) settle(r Record) (bool, error) {
 		return row.Generation+1 != r.Generation, nil
 	}
 	released := r
+	released.Fence = nil // our own row now: its generation is ours
 	released.Released = true
 	released.TTL = time.Now().Add(a.c.opts.TTL)
 	if _, err := a.c.table.Replace(ctx, released, r.Generation); err != nil && !errors.Is(err, ErrConditionFailed) {

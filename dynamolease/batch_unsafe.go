@@ -30,7 +30,7 @@ func (c *Committer) unsafeTakeHeldRow(ctx context.Context, req LeaseRequest, exi
 		}
 	}
 	a.state = c.local.join(a.key)
-	lease, _, err := c.takeOver(ctx, a, existing.Generation, existing.Released)
+	lease, _, err := c.takeOver(ctx, a, existing, existing.Released)
 	if err != nil || lease == nil {
 		c.local.leave(a.key, a.state)
 		return nil

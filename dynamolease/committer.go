@@ -277,7 +277,7 @@ func (c *Committer) takeOverRow(ctx context.Context, a *attempt, row *Record) (*
 			return nil, nil, err
 		}
 	}
-	lease, current, err := c.takeOver(ctx, a, row.Generation, row.Released)
+	lease, current, err := c.takeOver(ctx, a, row, row.Released)
 	if lease != nil {
 		c.seen.forget(a.key)
 	}
@@ -304,10 +304,13 @@ func (c *Committer) create(ctx context.Context, a *attempt) (*Lease, *Record, er
 	return nil, existing, nil
 }
 
-// takeOver writes seen+1 if the row still has generation seen; released is
-// whether that generation was marked released (for the Observer).
-func (c *Committer) takeOver(ctx context.Context, a *attempt, seen uint64, released bool) (*Lease, *Record, error) {
+// takeOver writes the seen row's generation+1 if the row is still the one
+// seen (its generation, and its Fence: fence.go); released is whether that
+// generation was marked released (for the Observer).
+func (c *Committer) takeOver(ctx context.Context, a *attempt, row *Record, released bool) (*Lease, *Record, error) {
+	seen := row.Generation
 	r := c.record(a, seen+1, false)
+	r.Fence = FenceOf(row)
 	sentAt := time.Now()
 	call, done := tableCall(ctx)
 	current, err := c.table.Replace(call, r, seen)

@@ -33,7 +33,9 @@
 // the old one). If it exists, the caller waits
 // while the holder's lease is live, re-checking its precondition every poll
 // interval, and takes the row over (generation+1, conditional on the
-// generation it saw) once timeout × MaxClockSkewRate has passed on the local
+// generation it saw and on the rest of the row as it saw it: fence.go, for
+// rows born at 0 by arrow-rs or an older s3cond) once timeout ×
+// MaxClockSkewRate has passed on the local
 // monotonic clock since this process first saw that version of the row, or
 // at once if the holder marked it released. The first sighting counts across
 // Acquire calls (sightings.go): a holder that crashed is taken over timeout ×

@@ -56,6 +56,8 @@ func ReleaseRow(ctx context.Context, t Table, path, etag string, generation uint
 	released.Generation = generation + 1
 	released.Released = true
 	released.Unreadable = ""
+	// The row as read, not any row at its generation (fence.go).
+	released.Fence = FenceOf(row)
 	current, err := t.Replace(ctx, released, generation)
 	switch {
 	case err == nil:

@@ -45,7 +45,7 @@ func (m *MemTable) Replace(ctx context.Context, r Record, seen uint64) (*Record,
 	if !ok {
 		return nil, ErrConditionFailed
 	}
-	if current.Generation != seen {
+	if current.Generation != seen || !r.Fence.Matches(current) {
 		return &current, ErrConditionFailed
 	}
 	m.rows[k] = Normalise(r)

@@ -16,6 +16,13 @@ type Options struct {
 	PollInterval     time.Duration // how often a waiter re-reads the row and re-checks; default 100 ms
 	TTL              time.Duration // how long the table keeps a row after its last write; default 1 h
 	WaitBudget       time.Duration // how long Acquire waits for another holder; default 10 s
+	// SizedLeaseCap is the longest lease Extend writes
+	// (lease.max_sized_timeout): every wait that stands for rows nobody can
+	// read (a lease file discarded after a machine restart, a lost table)
+	// must cover the longest lease that may exist, and a cap is the bound
+	// that survives a crash (LongestTakeoverWait). Default
+	// DefaultSizedLeaseCap, at least Timeout, at most MaxSizedTimeout.
+	SizedLeaseCap time.Duration
 	// Owner names the process on each row, for people reading the table;
 	// default host:pid. The Committer appends a random token of its own
 	// (processToken), so two processes never write one owner, whatever
@@ -65,6 +72,10 @@ func (o Options) withDefaults() Options {
 	if o.WaitBudget <= 0 {
 		o.WaitBudget = 10 * time.Second
 	}
+	if o.SizedLeaseCap <= 0 {
+		o.SizedLeaseCap = DefaultSizedLeaseCap
+	}
+	o.SizedLeaseCap = min(max(o.SizedLeaseCap, o.Timeout), MaxSizedTimeout)
 	if o.Owner == "" {
 		o.Owner = DefaultOwner()
 	}
@@ -111,12 +122,15 @@ func (o Options) staleAfter(rowTimeout time.Duration) time.Duration {
 	return scaleDuration(rowTimeout, o.MaxClockSkewRate)
 }
 
-// TakeoverWait is how long a waiter watches an unreleased row of this
-// process's lease timeout before it takes the row over: Timeout ×
-// MaxClockSkewRate, defaults filled in. A store that lost its rows waits as
-// long before it grants leases again.
-func (o Options) TakeoverWait() time.Duration {
-	return o.withDefaults().staleAfter(0)
+// LongestTakeoverWait is how long a waiter may have to watch an unreleased
+// row of this fleet before it takes the row over: the longest lease a row
+// may carry, max(Timeout, SizedLeaseCap), × MaxClockSkewRate, defaults
+// filled in. A store that lost its rows waits as long before it grants
+// leases again: a lost row may have been a sized lease (a copy the store
+// still runs), not only one of Timeout.
+func (o Options) LongestTakeoverWait() time.Duration {
+	o = o.withDefaults()
+	return o.staleAfter(max(o.Timeout, o.SizedLeaseCap))
 }
 
 // scaleDuration is d × rate, saturating instead of overflowing.

@@ -19,6 +19,12 @@ type Record struct {
 	// could not be read as written (internal/rowcodec); empty for a sound row.
 	// Such a row reads as held, with the reader's own lease timeout.
 	Unreadable string
+	// Fence, on a Record given to Replace for a takeover, is the rest of
+	// the row the writer saw (fence.go): the write lands only if the
+	// stored row still shows it as well as the seen generation. Nil on
+	// renewals and releases of the writer's own row. A condition, never
+	// stored: Tables never return it.
+	Fence *Fence
 }
 
 // Table is the smallest store that can carry the protocol. Implementations
@@ -29,8 +35,9 @@ type Table interface {
 	// returns that row and ErrConditionFailed; the row may be nil when it
 	// vanished between the failed write and the read that followed it.
 	Create(ctx context.Context, r Record) (existing *Record, err error)
-	// Replace writes r if the row exists and its generation is seen. If not,
-	// it returns the current row (nil if none) and ErrConditionFailed.
+	// Replace writes r if the row exists, its generation is seen and, when
+	// r.Fence is set, r.Fence.Matches it. If not, it returns the current
+	// row (nil if none) and ErrConditionFailed.
 	Replace(ctx context.Context, r Record, seen uint64) (current *Record, err error)
 	// Get reads a row with strong consistency; nil, nil when absent.
 	Get(ctx context.Context, path, etag string) (*Record, error)
@@ -61,6 +68,7 @@ func (e *StoreError) Unwrap() error { return e.Err }
 // timeout, seconds of TTL), so every Table returns the same values: each
 // stores its rows normalised.
 func Normalise(r Record) Record {
+	r.Fence = nil // a condition, not part of the row
 	r.Timeout = r.Timeout.Truncate(time.Millisecond)
 	if !r.TTL.IsZero() {
 		r.TTL = time.Unix(r.TTL.Unix(), 0)

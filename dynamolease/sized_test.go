@@ -75,8 +75,8 @@ func TestExtendedLeaseRenewsWithItsLengthAndNeverShrinks(t *testing.T) {
 		if err != nil || row == nil || row.Generation != born+2 || row.Timeout != sized {
 			t.Fatalf("row after renewal %+v, %v; want generation %d with timeout %s", row, err, born+2, sized)
 		}
-		if err := l.Extend(context.Background(), 100*time.Hour); err != nil || l.Timeout() != dynamolease.MaxSizedTimeout {
-			t.Fatalf("Extend past the longest row timeout: %v, length %s; want %s", err, l.Timeout(), dynamolease.MaxSizedTimeout)
+		if err := l.Extend(context.Background(), 100*time.Hour); err != nil || l.Timeout() != dynamolease.DefaultSizedLeaseCap {
+			t.Fatalf("Extend past the cap on sized leases: %v, length %s; want %s", err, l.Timeout(), dynamolease.DefaultSizedLeaseCap)
 		}
 	})
 }

@@ -181,7 +181,7 @@ func TestLeasesReleaseEmbeddedAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	generation := fmt.Sprint(dead.Generation)
-	if _, stderr, err := leasesCommand(t, env, "release", path, "--generation", generation, "--yes",
+	if _, stderr, err := leasesCommand(t, env, "release", "--force", path, "--generation", generation, "--yes",
 		"--admin", adminAddr, "--admin-token-file", staleToken); err == nil || !strings.Contains(stderr, "401") {
 		t.Fatalf("release with the killed run's token: %v %s, want 401", err, stderr)
 	}
@@ -189,7 +189,7 @@ func TestLeasesReleaseEmbeddedAfterKill(t *testing.T) {
 		t.Fatalf("a refused release moved the row: %+v, want generation %d", still, dead.Generation)
 	}
 
-	out, stderr := mustLeasesCommand(t, env, "release", path, "--generation", generation, "--yes", "--config", p.ConfigPath)
+	out, stderr := mustLeasesCommand(t, env, "release", "--force", path, "--generation", generation, "--yes", "--config", p.ConfigPath)
 	if !strings.Contains(out, "released "+path) || !strings.Contains(out, fmt.Sprintf("generation %d -> %d", dead.Generation, dead.Generation+1)) {
 		t.Fatalf("release while s3cond runs: %s%s", out, stderr)
 	}
@@ -264,11 +264,11 @@ func testLeasesReleaseWhileFleetRuns(t *testing.T, fleet fleetStarter, via strin
 		t.Fatalf("conditional create over the dead holder's lease: %d %s, want 409 within the wait budget", resp.Status, resp.shortBody())
 	}
 	// A generation the row has left (as after a renewal) releases nothing.
-	if _, stderr, err := leasesCommand(t, env, "release", path, "--generation", fmt.Sprint(dead.Generation+1), "--yes",
+	if _, stderr, err := leasesCommand(t, env, "release", "--force", path, "--generation", fmt.Sprint(dead.Generation+1), "--yes",
 		"--config", other.ConfigPath); err == nil || !strings.Contains(stderr, "not released") {
 		t.Fatalf("release at a generation the row is not at: %v %s", err, stderr)
 	}
-	out, _ := mustLeasesCommand(t, env, "release", path, "--generation", fmt.Sprint(dead.Generation), "--yes", "--config", other.ConfigPath)
+	out, _ := mustLeasesCommand(t, env, "release", "--force", path, "--generation", fmt.Sprint(dead.Generation), "--yes", "--config", other.ConfigPath)
 	if !strings.Contains(out, "released "+path) {
 		t.Fatalf("release: %s", out)
 	}

@@ -19,10 +19,22 @@ import (
 // store is assumed to copy at least (lease.min_store_mib_per_second).
 const DefaultMinStoreThroughput = 16 << 20
 
-// maxLeaseLength bounds a sized lease: the longest a lease row may carry
-// (24 h, 1.3 TiB at 16 MiB/s). Work beyond it is guarded by renewals while
-// its holder lives; a vanished holder's row is taken over after 24 h × skew.
+// maxLeaseLength bounds a sized lease where no lease store is configured:
+// the longest a lease row may carry (24 h). With one, the bound is its
+// lease.max_sized_timeout (sizedLeaseCap).
 const maxLeaseLength = dynamolease.MaxSizedTimeout
+
+// sizedLeaseCap is the longest lease a sized write gets
+// (lease.max_sized_timeout): every wait that stands for rows nobody can
+// read waits it × skew, so no row may carry more. Work beyond it is guarded
+// by renewals while its holder lives; a vanished holder's row is taken over
+// after the cap × skew, and the store must be done by then.
+func (p *Proxy) sizedLeaseCap() time.Duration {
+	if p.leases == nil {
+		return maxLeaseLength
+	}
+	return p.leases.Options().SizedLeaseCap
+}
 
 // A CompleteMultipartUpload's parts are read a page of maxPartsPage at a
 // time, at most maxPartsPages pages (S3's 10 000 parts), each page's
@@ -76,10 +88,10 @@ func (p *Proxy) startSizing(c *call) *leaseSizing {
 			}
 		}
 		s.length = p.leaseLengthFor(work)
-		if s.err == nil && s.length == maxLeaseLength {
+		if s.err == nil && s.length == p.sizedLeaseCap() {
 			p.log.Warn().Str("request_id", c.id).Str("operation", c.op.String()).Int64("work_bytes", work).
 				Dur("lease", s.length).
-				Msg("store work longer than the longest lease a row carries at lease.min_store_mib_per_second; if this s3cond vanishes, the key may be taken over before the store is done")
+				Msg("store work longer than lease.max_sized_timeout at lease.min_store_mib_per_second; if this s3cond vanishes, the key may be taken over before the store is done")
 		}
 	}()
 	return s
@@ -122,10 +134,11 @@ func (p *Proxy) leaseLengthFor(work int64) time.Duration {
 	if seconds <= (p.leaseTimeout / 4).Seconds() {
 		return p.leaseTimeout
 	}
-	if seconds >= maxLeaseLength.Seconds() {
-		return maxLeaseLength
+	limit := p.sizedLeaseCap()
+	if seconds >= limit.Seconds() {
+		return limit
 	}
-	return min(p.leaseTimeout+time.Duration(math.Ceil(seconds*float64(time.Second))), maxLeaseLength)
+	return min(p.leaseTimeout+time.Duration(math.Ceil(seconds*float64(time.Second))), limit)
 }
 
 // copySourceSize is the size of the object a CopyObject copies, by a HEAD

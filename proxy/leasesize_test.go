@@ -11,6 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/dynamolease"
 )
 
 func TestLeaseLengthIsTimeoutPlusWorkAtTheMinimumThroughput(t *testing.T) {
@@ -34,6 +37,23 @@ func TestLeaseLengthIsTimeoutPlusWorkAtTheMinimumThroughput(t *testing.T) {
 	} {
 		if got := p.leaseLengthFor(tc.work); got != tc.want {
 			t.Errorf("lease for %d bytes: %s, want %s", tc.work, got, tc.want)
+		}
+	}
+}
+
+// A sized lease never exceeds lease.max_sized_timeout: the waits that stand
+// for unreadable rows (a discarded lease file, a lost table) cover it and
+// nothing longer.
+func TestSizedLeaseNeverExceedsTheCap(t *testing.T) {
+	leases := dynamolease.NewCommitter(dynamolease.NewMemTable(), dynamolease.Options{Timeout: 20 * time.Second, SizedLeaseCap: 5 * time.Minute}, zerolog.Nop())
+	p := &Proxy{leaseTimeout: 20 * time.Second, minStoreThroughput: DefaultMinStoreThroughput, leases: leases}
+	for work, want := range map[int64]time.Duration{
+		1 << 30: 20*time.Second + 64*time.Second,
+		5 << 30: 5 * time.Minute, // 340 s uncapped
+		1 << 40: 5 * time.Minute,
+	} {
+		if got := p.leaseLengthFor(work); got != want {
+			t.Errorf("lease for %d bytes: %s, want %s", work, got, want)
 		}
 	}
 }

@@ -12,17 +12,21 @@ import (
 const leasesUsage = `usage:
   s3cond leases list    [--config FILE | --admin URL] [--prefix P] [--held] [--json]
   s3cond leases show    [--config FILE | --admin URL] [--etag E] [--json] BUCKET/KEY
-  s3cond leases release [--config FILE] [--admin URL [--admin-token-file PATH]] [--etag E] --generation N --yes BUCKET/KEY
+  s3cond leases release [--config FILE] [--admin URL [--admin-token-file PATH]] [--etag E] --generation N --yes [--force] BUCKET/KEY
+  s3cond leases recreate-table --config FILE --yes
 
 Without --config or --admin, the embedded development defaults apply, as for s3cond itself.
 list and show read the lease store with the config's credentials, or, while a running s3cond
 holds the embedded lease file (or lease.store is memory), through its admin listener
 (admin.listen, or --admin URL).
-release frees a row whose holder is known dead, only if it is still at generation N. On a
+release frees a row whose holder is known dead, only if it is still at generation N, and
+refuses one its holder wrote within lease.timeout (alive: renewing) unless --force. On a
 shared store (dynamodb, etcd) it goes through the store with the config's credentials; on the
 embedded lease file it opens the file while no s3cond runs, and while one holds it (or with
 lease.store memory) it goes through that s3cond's admin listener with the token in
-data_dir/admin-token (or --admin-token-file), readable by s3cond's user and root only.`
+data_dir/admin-token (or --admin-token-file), readable by s3cond's user and root only.
+recreate-table recreates a lost DynamoDB lease table after waiting out every lease it may have
+held (s3cond leases recreate-table --help).`
 
 // leasesFlags are the flags of `s3cond leases SUBCOMMAND`.
 type leasesFlags struct {
@@ -31,11 +35,15 @@ type leasesFlags struct {
 	adminTokenFile     string
 	prefix, etag, path string
 	held, json, yes    bool
+	force              bool
 	generation         uint64
 	generationGiven    bool
 }
 
 func leasesCommand(ctx context.Context, args, env []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "recreate-table" {
+		return leasesRecreateTable(ctx, args[1:], env, stdout, stderr)
+	}
 	f, err := parseLeasesFlags(args, stderr)
 	if err != nil {
 		return err
@@ -79,6 +87,7 @@ func parseLeasesFlags(args []string, stderr io.Writer) (leasesFlags, error) {
 			return err
 		})
 		fs.BoolVar(&f.yes, "yes", false, "confirm: the row's holder is dead and its write can no longer land")
+		fs.BoolVar(&f.force, "force", false, "release even a row its holder renewed within lease.timeout (a live holder)")
 		fs.StringVar(&f.adminTokenFile, "admin-token-file", "", "the running s3cond's admin token (default: data_dir/admin-token of the config)")
 	}
 	var positional []string

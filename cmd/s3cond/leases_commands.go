@@ -59,6 +59,11 @@ func leasesShow(ctx context.Context, f leasesFlags, env []string, stdout, stderr
 }
 
 func leasesRelease(ctx context.Context, f leasesFlags, env []string, stdout io.Writer) error {
+	if !f.force {
+		if err := refuseLiveHolder(ctx, f, env); err != nil {
+			return err
+		}
+	}
 	released, err := releaseRow(ctx, f, env)
 	if err != nil {
 		return releaseError(err, released)

@@ -12,14 +12,12 @@ import (
 )
 
 // leaseAge is how long ago the row was last written (acquired, renewed or
-// released), read off its TTL: every write sets TTL to now + lease.ttl. It
-// is off by the writer's clock, the TTL's whole seconds and any writer
-// whose lease.ttl differs (arrow-rs); ok is false when the row has no TTL.
-func leaseAge(r dynamolease.Record, leaseTTL time.Duration, now time.Time) (age time.Duration, ok bool) {
-	if r.TTL.IsZero() || leaseTTL <= 0 {
-		return 0, false
-	}
-	return max(now.Sub(r.TTL.Add(-leaseTTL)), 0).Round(time.Second), true
+// released), read off its TTL (lastWriteAge), rounded to the second. It is
+// off by the writer's clock, the TTL's whole seconds and any writer whose
+// lease.ttl differs (arrow-rs); ok is false when the row has no TTL.
+func leaseAge(r dynamolease.Record, view leaseView, now time.Time) (age time.Duration, ok bool) {
+	age, ok = lastWriteAge(r, view, now)
+	return age.Round(time.Second), ok
 }
 
 // leaseLeft is how long the holder of a held row has left by its own
@@ -44,7 +42,7 @@ func printLeaseTable(w io.Writer, view leaseView, now time.Time) error {
 	fmt.Fprintln(tw, "PATH\tETAG\tGENERATION\tOWNER\tAGE\tSTATE\tLEFT")
 	for _, r := range view.rows {
 		age, left := "?", "-"
-		if a, ok := leaseAge(r, view.leaseTTL, now); ok {
+		if a, ok := leaseAge(r, view, now); ok {
 			age = a.String()
 			if !r.Released {
 				left = leaseLeft(r, a).String()
@@ -75,7 +73,7 @@ func printLeaseDetails(w io.Writer, view leaseView, now time.Time) {
 			continue
 		}
 		fmt.Fprintf(w, "ttl         %s\n", r.TTL.UTC().Format(time.RFC3339))
-		age, ok := leaseAge(r, view.leaseTTL, now)
+		age, ok := leaseAge(r, view, now)
 		if !ok {
 			continue
 		}
@@ -112,7 +110,7 @@ func printLeaseJSON(w io.Writer, view leaseView, now time.Time) error {
 			ttl := r.TTL.UTC()
 			j.TTL = &ttl
 		}
-		if age, ok := leaseAge(r, view.leaseTTL, now); ok {
+		if age, ok := leaseAge(r, view, now); ok {
 			secs := int64(age / time.Second)
 			j.AgeSeconds = &secs
 			if !r.Released {

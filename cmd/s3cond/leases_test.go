@@ -122,7 +122,7 @@ func leaseFile(t *testing.T, dir string) *boltstore.Table {
 	t.Cleanup(func() { _ = tbl.Close() })
 	for _, path := range []string{"b/k", "b/j"} {
 		if _, err := tbl.Create(context.Background(), dynamolease.Record{Path: path, ETag: "*", Generation: 2,
-			Timeout: 20 * time.Second, TTL: time.Now().Add(time.Hour), Owner: "killed:7#tok/1"}); err != nil {
+			Timeout: 20 * time.Second, TTL: writtenAgo(time.Minute), Owner: "killed:7#tok/1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -231,7 +231,7 @@ func TestLeasesReleaseUnreadableToken(t *testing.T) {
 	if err := os.Mkdir(token, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	_, err := runCmd(t, nil, "leases", "release", "b/k", "--generation", "2", "--yes",
+	_, err := runCmd(t, nil, "leases", "release", "b/k", "--generation", "2", "--yes", "--force",
 		"--admin", "127.0.0.1:1", "--admin-token-file", token)
 	if err == nil || !strings.Contains(err.Error(), "run as the s3cond user or root") {
 		t.Fatalf("release with an unreadable token: %v", err)
@@ -244,7 +244,7 @@ func TestLeasesReleaseOnTheMemoryStore(t *testing.T) {
 	dir := t.TempDir()
 	table := dynamolease.NewMemTable()
 	if _, err := table.Create(context.Background(), dynamolease.Record{Path: "b/k", ETag: `"e1"`, Generation: 4,
-		Timeout: 20 * time.Second, TTL: time.Now().Add(time.Hour), Owner: "stuck:9#tok/1"}); err != nil {
+		Timeout: 20 * time.Second, TTL: writtenAgo(time.Minute), Owner: "stuck:9#tok/1"}); err != nil {
 		t.Fatal(err)
 	}
 	adminSrv := runningAdmin(t, dir, table)

@@ -82,6 +82,7 @@ const usage = `usage:
   s3cond leases list [--config FILE | --admin URL] [--prefix P] [--held]   list lease rows (key, ETag, owner, generation, age)
   s3cond leases show [--config FILE | --admin URL] BUCKET/KEY               one key's lease rows
   s3cond leases release [--config FILE] --generation N --yes BUCKET/KEY     free a row whose holder is known dead
+  s3cond leases recreate-table --config FILE --yes                          recreate a lost DynamoDB lease table after its leases' wait
   s3cond version
 `
 

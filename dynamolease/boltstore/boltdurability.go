@@ -22,10 +22,11 @@ import (
 // it (synced). A process that finds the file was open on another boot of
 // the machine cannot trust it: it removes it and refuses lease writes until
 // any lease that may have been held before the restart has expired by the
-// protocol's own rule (the lease timeout times the clock skew rate, on this
-// process's clock, from its start). That is how long a contender waits for
-// an unreleased lease anyway, and no write can outlive its lease (SPEC §3
-// step 5).
+// protocol's own rule (the longest lease a row may carry, sized ones
+// included, times the clock skew rate, on this process's clock, from its
+// start: dynamolease.Options.LongestTakeoverWait). That is the longest a
+// contender waits for an unreleased lease, and no write can outlive its
+// lease (SPEC §3 step 5).
 //
 // Without a boot id (not Linux), every commit is synced, as bbolt does by
 // default.

@@ -94,7 +94,8 @@ func TestLeaseFileIsDiscardedAfterTheMachineRestartsUnclosed(t *testing.T) {
 	first := openWithHeldRow(t, path, "boot-1")
 	crash(t, first)
 
-	lease := dynamolease.Options{Timeout: 150 * time.Millisecond, MaxClockSkewRate: 2, PollInterval: 10 * time.Millisecond, WaitBudget: 50 * time.Millisecond}
+	lease := dynamolease.Options{Timeout: 100 * time.Millisecond, SizedLeaseCap: 150 * time.Millisecond, MaxClockSkewRate: 2,
+		PollInterval: 10 * time.Millisecond, WaitBudget: 50 * time.Millisecond}
 	opened := time.Now()
 	again := openOnBoot(t, path, "boot-2", lease)
 	why, writableAt, discarded := again.Discarded()
@@ -102,7 +103,7 @@ func TestLeaseFileIsDiscardedAfterTheMachineRestartsUnclosed(t *testing.T) {
 		t.Fatal("a file left open on another boot was trusted")
 	}
 	if wait := writableAt.Sub(opened); wait < 300*time.Millisecond || wait >= 600*time.Millisecond {
-		t.Errorf("lease writes resume %s after opening, want timeout × skew rate = 300ms", wait)
+		t.Errorf("lease writes resume %s after opening, want the sized-lease cap × skew rate = 300ms", wait)
 	}
 	if rowExists(t, again, "b/held") {
 		t.Error("rows of the untrusted file are still there")

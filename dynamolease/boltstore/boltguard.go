@@ -3,6 +3,7 @@ package boltstore
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
@@ -42,12 +43,12 @@ func lockLeaseDir(leaseFile string) (*os.File, error) {
 // to start on it rather than grant leases from a file it cannot trust.
 var ErrLeaseFileCorrupt = errors.New("dynamolease: the lease file is corrupt")
 
-// openBoltChecked reads every page of an existing lease file before it
-// opens it for writing, turning bbolt's panics on corrupt pages into
-// ErrLeaseFileCorrupt. The check runs on a read-only open that loads no
-// free list: a writable open of a file without a synced free list
-// (NoFreelistSync) walks the file on a goroutine of bbolt's own, where a
-// corrupt page panics past any recover.
+// openBoltChecked proves an existing lease file's structure
+// (verifyLeaseFile) and reads every bucket's entries through bbolt before
+// it opens the file for writing, so that a corrupt file is
+// ErrLeaseFileCorrupt, not a crash. The bbolt walk runs on a read-only open
+// that loads no free list: a writable open of a file without a synced free
+// list (NoFreelistSync) walks the file on a goroutine of bbolt's own.
 func openBoltChecked(path string, opts *bolt.Options) (*bolt.DB, error) {
 	if _, err := os.Stat(path); err == nil {
 		if err := checkBoltFile(path, opts.Timeout); err != nil {
@@ -57,24 +58,52 @@ func openBoltChecked(path string, opts *bolt.Options) (*bolt.DB, error) {
 	return bolt.Open(path, 0o600, opts)
 }
 
+// verifyLeaseFile is the integrity check that comes before any read of the
+// lease file through bbolt (boltpages.go). A missing or empty file passes:
+// bbolt creates it.
+func verifyLeaseFile(path string) error {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(raw) == 0) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read lease file %s: %w", path, err)
+	}
+	if err := verifyBoltPages(raw); err != nil {
+		return corruptError(path, err)
+	}
+	return nil
+}
+
+// openReadOnlyVerified opens the lease file read-only once its structure is
+// proven; every read-only use of the file goes through it.
+func openReadOnlyVerified(path string, timeout time.Duration) (*bolt.DB, error) {
+	if err := verifyLeaseFile(path); err != nil {
+		return nil, err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: timeout})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrInvalid) || errors.Is(err, bolterrors.ErrChecksum) || errors.Is(err, bolterrors.ErrVersionMismatch) {
+			return nil, corruptError(path, err)
+		}
+		return nil, err
+	}
+	return db, nil
+}
+
 func checkBoltFile(path string, timeout time.Duration) (err error) {
+	db, err := openReadOnlyVerified(path, timeout)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// A panic here is one of bbolt's assertions on a file the structural
+	// check passed (keys out of order, say): still a corrupt file.
 	defer func() {
 		if p := recover(); p != nil {
 			err = corruptError(path, fmt.Errorf("%v", p))
 		}
 	}()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: timeout})
-	if err != nil {
-		if errors.Is(err, bolterrors.ErrInvalid) || errors.Is(err, bolterrors.ErrChecksum) || errors.Is(err, bolterrors.ErrVersionMismatch) {
-			return corruptError(path, err)
-		}
-		return err
-	}
-	defer db.Close()
-	// Every page reachable from the root, read on this goroutine: the pages
-	// the writable open's free-list rebuild will walk. (tx.Check would load
-	// the free list first, and with it start that walk on bbolt's own
-	// goroutine.)
 	err = db.View(func(tx *bolt.Tx) error {
 		return tx.ForEach(func(_ []byte, b *bolt.Bucket) error {
 			return b.ForEach(func([]byte, []byte) error { return nil })

@@ -26,7 +26,7 @@ import (
 //     id kept inside the file, its device and inode, and the size it had
 //     (bbolt files only grow). A file found at start that is not the one
 //     recorded, or shorter, is treated as a missing one: discarded, and
-//     lease writes refused for timeout × skew (boltdurability.go).
+//     lease writes refused for the longest lease × skew (boltdurability.go).
 //
 // Moving the data directory to another disk changes the inode too, and so
 // costs one such wait: the price of not trusting a copy that may be older
@@ -80,16 +80,12 @@ func ensureFileID(tx *bolt.Tx) (string, error) {
 	return id, meta.Put(fileIDKey, []byte(id))
 }
 
-// readLeaseFileID reads the id of the file at path on a read-only open.
-// Any failure, a corrupt page's panic included, is returned as an error:
-// the writable open that follows reports corruption in its own words.
+// readLeaseFileID reads the id of the file at path on a read-only open,
+// after the file's integrity check (a corrupt page could otherwise crash
+// the process in bbolt). Any failure is returned as an error: the writable
+// open that follows reports corruption in its own words.
 func readLeaseFileID(path string) (id string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("read the lease file's id: %v", p)
-		}
-	}()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: boltOpenTimeout})
+	db, err := openReadOnlyVerified(path, boltOpenTimeout)
 	if err != nil {
 		return "", err
 	}

@@ -57,7 +57,8 @@ var ErrLeaseFileRecovering = errors.New("dynamolease: the lease file was discard
 type Options struct {
 	// Lease is the options of the dynamolease.Committer that uses the table.
 	// When the file cannot be trusted after a machine restart, lease writes are
-	// refused for Lease.Timeout × Lease.MaxClockSkewRate (defaults apply).
+	// refused for Lease.LongestTakeoverWait(): the longest lease the lost file
+	// may have held, sized ones included, × Lease.MaxClockSkewRate.
 	Lease dynamolease.Options
 	// Log gets the one error logged when the lease file is found replaced,
 	// truncated or deleted under the running process (boltidentity.go).
@@ -162,7 +163,7 @@ func (b *Table) distrustAfterRestart(bootID string, lease dynamolease.Options) e
 	if err := os.Remove(b.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("lease file %s: remove the untrusted file: %w", b.path, err)
 	}
-	b.writableAt = time.Now().Add(lease.TakeoverWait())
+	b.writableAt = time.Now().Add(lease.LongestTakeoverWait())
 	b.discarded = why
 	return nil
 }
@@ -264,7 +265,7 @@ func (b *Table) replace(ctx context.Context, r dynamolease.Record, seen uint64, 
 		if err != nil {
 			return err
 		}
-		if row == nil || row.Generation != seen {
+		if row == nil || row.Generation != seen || !r.Fence.Matches(*row) {
 			current = row
 			return dynamolease.ErrConditionFailed
 		}

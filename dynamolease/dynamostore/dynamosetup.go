@@ -52,6 +52,19 @@ func CreateTable(ctx context.Context, client API, name string) error {
 	return enableTTL(ctx, client, name)
 }
 
+// TableExists reports whether the lease table exists (in any status).
+func TableExists(ctx context.Context, client API, name string) (bool, error) {
+	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	var missing *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &missing):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("describe lease table %s: %w", name, err)
+	}
+	return true, nil
+}
+
 func waitActive(ctx context.Context, client API, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, tableActiveWait)
 	defer cancel()

@@ -79,14 +79,15 @@ func (t *Table) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.
 }
 
 // Replace implements dynamolease.Table with PutItem conditional on the
-// generation, the condition arrow-rs uses for a takeover.
+// generation, the condition arrow-rs uses for a takeover, and, for
+// s3cond's own takeovers, on the rest of the row they saw (fenceCondition).
 func (t *Table) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
 	if seen == rowcodec.UnreadableGeneration {
 		return t.replaceUnreadable(ctx, r)
 	}
-	return t.put(ctx, r, "attribute_exists(#pk) AND #gen = :seen", map[string]types.AttributeValue{
-		":seen": number(seen),
-	}, true)
+	condition, values := fenceCondition("attribute_exists(#pk) AND #gen = :seen", r.Fence)
+	values[":seen"] = number(seen)
+	return t.put(ctx, r, condition, values, true)
 }
 
 // put writes r on condition; usesGeneration says whether the condition
@@ -101,6 +102,9 @@ func (t *Table) put(ctx context.Context, r dynamolease.Record, condition string,
 	names := map[string]string{"#pk": attrPath}
 	if usesGeneration {
 		names["#gen"] = attrGeneration
+	}
+	if r.Fence != nil {
+		names["#owner"], names["#ttl"], names["#timeout"] = attrOwner, attrTTL, attrTimeout
 	}
 	item := encodeItem(r)
 	item[attrPath] = str(rowPath)

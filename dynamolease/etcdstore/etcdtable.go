@@ -94,6 +94,9 @@ func (t *Table) Replace(ctx context.Context, r dynamolease.Record, seen uint64) 
 	if seen == rowcodec.UnreadableGeneration {
 		return t.replaceUnreadable(ctx, r, key)
 	}
+	if r.Fence != nil {
+		return t.replaceFenced(ctx, r, seen, key)
+	}
 	low, high := generationBounds(seen)
 	return t.conditionalPut(ctx, "replace", r,
 		clientv3.Compare(clientv3.Value(key), ">", low),
@@ -201,6 +204,32 @@ func (t *Table) replaceUnreadable(ctx context.Context, r dynamolease.Record, key
 		return nil, err
 	}
 	if current.Generation != rowcodec.UnreadableGeneration {
+		return current, dynamolease.ErrConditionFailed
+	}
+	return t.conditionalPut(ctx, "replace", r,
+		clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision))
+}
+
+// replaceFenced is a takeover's Replace (dynamolease/fence.go): the row is
+// read, checked against the generation and the fence, and written on
+// condition that the key has not been written since that read. The row's
+// JSON may come from any writer's encoder, so no comparison of its bytes
+// could stand for the decoded fields; the revision does.
+func (t *Table) replaceFenced(ctx context.Context, r dynamolease.Record, seen uint64, key string) (*dynamolease.Record, error) {
+	callCtx, cancel := t.callContext(ctx)
+	resp, err := t.client.Get(callCtx, key)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("etcd get lease %q %q: %w", r.Path, r.ETag, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, dynamolease.ErrConditionFailed
+	}
+	current, err := decodeEtcdRow(resp.Kvs[0].Value, r.Path, r.ETag)
+	if err != nil {
+		return nil, err
+	}
+	if current.Generation != seen || !r.Fence.Matches(*current) {
 		return current, dynamolease.ErrConditionFailed
 	}
 	return t.conditionalPut(ctx, "replace", r,

@@ -32,6 +32,7 @@ func Run(t *testing.T, newTable func(t *testing.T) dynamolease.Table) {
 		{"ReplaceWithSeenGeneration", testReplaceRight},
 		{"ReplaceWithWrongGenerationReturnsCurrent", testReplaceWrong},
 		{"ReplaceAbsentRowFails", testReplaceAbsent},
+		{"FencedTakeoverTakesOnlyTheRowItSaw", testFencedTakeover},
 		{"ReleasedFlagRoundTrips", testReleased},
 		{"RacingCreatesHaveOneWinner", testRacingCreates},
 		{"RacingReplacesHaveOneWinner", testRacingReplaces},

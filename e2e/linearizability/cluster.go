@@ -85,6 +85,10 @@ type ClusterOptions struct {
 	// BuildTags, when set, runs an s3cond built with these tags (the
 	// negative controls' deliberately unsafe protocols).
 	BuildTags string
+	// ProxyBuildTags, when set, runs proxy i on a build with
+	// ProxyBuildTags[i] instead (a mixed fleet: some processes of a
+	// previous release, as in a rolling upgrade).
+	ProxyBuildTags map[int]string
 }
 
 // Cluster is a store (versitygw or s3rver), optionally a delay proxy and a
@@ -190,7 +194,11 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 		if i == 0 {
 			offset = opts.MonotonicOffset
 		}
-		c.Proxies = append(c.Proxies, c.startProxy(t, offset))
+		bin := c.bin
+		if tags, ok := opts.ProxyBuildTags[i]; ok && tags != "" {
+			bin = testservers.BuildS3condTagged(t, tags)
+		}
+		c.Proxies = append(c.Proxies, c.startProxy(t, offset, bin))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -200,7 +208,9 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	return c
 }
 
-func (c *Cluster) startProxy(t testing.TB, monotonicOffset time.Duration) *testservers.S3cond {
+// startProxy starts one s3cond; bin is its binary ("" for the module's
+// own build).
+func (c *Cluster) startProxy(t testing.TB, monotonicOffset time.Duration, bin string) *testservers.S3cond {
 	t.Helper()
 	cfg := c.Config
 	cfg.Server.Listen = testservers.FreeAddr(t)
@@ -216,14 +226,13 @@ func (c *Cluster) startProxy(t testing.TB, monotonicOffset time.Duration) *tests
 	c.AdminAddrs = append(c.AdminAddrs, admin)
 	env := append(slices.Clone(c.env), "S3COND_ADMIN_LISTEN="+admin)
 	if c.containerHostname != "" {
-		bin := c.bin
 		if bin == "" {
 			bin = testservers.BuildS3cond(t)
 		}
 		return testservers.StartS3condBinaryAsPID1(t, bin, c.containerHostname, text, env...)
 	}
-	if monotonicOffset == 0 && c.bin != "" {
-		return testservers.StartS3condBinary(t, c.bin, text, env...)
+	if monotonicOffset == 0 && bin != "" {
+		return testservers.StartS3condBinary(t, bin, text, env...)
 	}
 	if monotonicOffset == 0 {
 		return testservers.StartS3cond(t, text, env...)

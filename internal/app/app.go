@@ -291,6 +291,7 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 		PollInterval:     cfg.Lease.PollInterval,
 		TTL:              cfg.Lease.TTL,
 		WaitBudget:       cfg.Lease.WaitBudget,
+		SizedLeaseCap:    cfg.Lease.MaxSizedTimeout,
 		// host:pid for people reading the table; the committer adds the
 		// random token that makes it this process's alone.
 		Owner:    dynamolease.DefaultOwner(),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/dynamolease/boltstore"
+	"github.com/s3cond/s3cond/dynamolease/dynamostore"
 	"github.com/s3cond/s3cond/internal/config"
 )
 
@@ -50,4 +51,13 @@ func (a *App) openBoltTable(cfg *config.Config, opts dynamolease.Options, log ze
 	stopSweeping := bolt.SweepPeriodically(cfg.Lease.TTL, log)
 	a.closers = append(a.closers, func(context.Context) error { stopSweeping(); return bolt.Close() })
 	return bolt, nil
+}
+
+// LeaseTableExists reports whether cfg's DynamoDB lease table exists.
+func LeaseTableExists(ctx context.Context, cfg *config.Config) (bool, error) {
+	client, err := newDynamoClient(ctx, cfg)
+	if err != nil {
+		return false, err
+	}
+	return dynamostore.TableExists(ctx, client, cfg.Lease.DynamoDB.Table)
 }

@@ -235,10 +235,27 @@ type Lease struct {
 	// or parts' bytes at this rate, since the store goes on with the work
 	// after a holder that vanished.
 	MinStoreMiBPerSecond float64 `yaml:"min_store_mib_per_second"`
+	// MaxSizedTimeout caps a sized lease: no lease row is written longer,
+	// so every wait that stands for rows nobody can read (a discarded
+	// embedded lease file, a lost table) is max(timeout, this) ×
+	// max_clock_skew_rate (LongestLeaseWait).
+	MaxSizedTimeout time.Duration `yaml:"max_sized_timeout"`
 	// Serialize is which writes take a lease: conditional ones only, or
 	// every write (strict mode). SerializeBuckets overrides it per client bucket.
 	Serialize        string            `yaml:"serialize"`
 	SerializeBuckets map[string]string `yaml:"serialize_buckets,omitempty"`
+}
+
+// maxLeaseRowTimeout is dynamolease.MaxSizedTimeout: the longest lease
+// timeout a reader believes a row carries.
+const maxLeaseRowTimeout = 24 * time.Hour
+
+// LongestLeaseWait is how long a lease granted by this fleet may stand
+// before any process takes it over: the longest lease a row may carry,
+// max(timeout, max_sized_timeout), × max_clock_skew_rate. A wait that
+// stands for rows it cannot read waits this long.
+func (l Lease) LongestLeaseWait() time.Duration {
+	return time.Duration(float64(max(l.Timeout, l.MaxSizedTimeout)) * l.MaxClockSkewRate)
 }
 
 // TakeoverAfter is how long a waiter lets another holder's generation stand
@@ -341,7 +358,9 @@ func Default() *Config {
 			WaitBudget:       10 * time.Second,
 			// 16 MiB/s: a 5 GiB copy holds its lease 20 s + 320 s.
 			MinStoreMiBPerSecond: 16,
-			Serialize:            SerializeConditionalOnly,
+			// 6 min: S3's largest CopyObject (5 GiB) at 16 MiB/s, after 20 s.
+			MaxSizedTimeout: 6 * time.Minute,
+			Serialize:       SerializeConditionalOnly,
 		},
 		Admin: Admin{Listen: "127.0.0.1:9001"},
 		Log: Log{

@@ -419,6 +419,10 @@ func (c *Config) validateLease() error {
 		return keyError("lease.wait_budget", "must be shorter than %s: the held-back body would outlast the backend's idle-request timeout", MaxWaitBudget)
 	case !(l.MinStoreMiBPerSecond > 0):
 		return keyError("lease.min_store_mib_per_second", "must be > 0: it sizes the lease of a copy or a completion by the store's slowest rate")
+	case l.MaxSizedTimeout < l.Timeout:
+		return keyError("lease.max_sized_timeout", "must be at least lease.timeout (%s)", l.Timeout)
+	case l.MaxSizedTimeout > maxLeaseRowTimeout:
+		return keyError("lease.max_sized_timeout", "must be at most %s, the longest lease a reader believes a row carries", maxLeaseRowTimeout)
 	}
 	if err := oneOf("lease.serialize", l.Serialize, SerializeConditionalOnly, SerializeAllWrites); err != nil {
 		return err
