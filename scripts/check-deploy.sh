@@ -2,7 +2,9 @@
 # Checks the deployment artifacts in deploy/ with the real tools (test.sh
 # runs it): Prometheus rules (promtool), the Helm chart (lint), the systemd
 # units (systemd-analyze verify), the .deb built with nfpm and installed into
-# a scratch root whose s3cond then runs, and the cross-builds. The chart's
+# a scratch root whose s3cond then runs, then installed into this machine
+# and its unit's ExecStart run as the unit's user until s3cond answers
+# (scripts/check-package-install.sh; root or sudo), and the cross-builds. The chart's
 # rendered manifests and the rules on a live Prometheus are checked by Go
 # tests (internal/deploytest, e2e/prometheus_test.go).
 set -euo pipefail
@@ -60,3 +62,15 @@ if [ -n "$complaints" ]; then
 	exit 1
 fi
 echo "units: ok"
+
+echo "== the .rpm carries the scripts that make the user"
+for line in "groupadd --system s3cond" "useradd --system --gid s3cond" "chgrp s3cond"; do
+	if ! grep -aqF "$line" "$work"/pkg/*.rpm; then
+		echo "the .rpm's scripts lack: $line" >&2
+		exit 1
+	fi
+done
+echo "rpm scripts: ok"
+
+echo "== the .deb installed, its unit's ExecStart run as the unit's user"
+scripts/check-package-install.sh "$work"/pkg/*.deb

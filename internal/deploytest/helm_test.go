@@ -61,7 +61,7 @@ type serviceMonitor struct {
 // rendered is one `helm template` output, decoded by kind.
 type rendered struct {
 	deployment     *appsv1.Deployment
-	service        *corev1.Service
+	services       []*corev1.Service
 	secret         *corev1.Secret
 	pdb            *policyv1.PodDisruptionBudget
 	serviceMonitor *serviceMonitor
@@ -69,12 +69,18 @@ type rendered struct {
 	pvc            *corev1.PersistentVolumeClaim
 }
 
-func render(t *testing.T, valuesFile string) rendered {
+// releaseNamespace is the namespace every render installs into.
+const releaseNamespace = "storage"
+
+// render runs `helm template` with a values file (none: "") and further
+// flags (--set ...).
+func render(t *testing.T, valuesFile string, flags ...string) rendered {
 	t.Helper()
-	args := []string{"template", "s3", "s3cond", "--namespace", "storage"}
+	args := []string{"template", "s3", "s3cond", "--namespace", releaseNamespace}
 	if valuesFile != "" {
 		args = append(args, "-f", valuesFile)
 	}
+	args = append(args, flags...)
 	out, stderr, err := helm(t, args...)
 	if err != nil {
 		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr)
@@ -94,8 +100,9 @@ func render(t *testing.T, valuesFile string) rendered {
 			r.deployment = &appsv1.Deployment{}
 			target = r.deployment
 		case "Service":
-			r.service = &corev1.Service{}
-			target = r.service
+			service := &corev1.Service{}
+			r.services = append(r.services, service)
+			target = service
 		case "Secret":
 			r.secret = &corev1.Secret{}
 			target = r.secret
@@ -118,10 +125,26 @@ func render(t *testing.T, valuesFile string) rendered {
 			t.Fatalf("%s does not decode strictly: %v\n%s", head.Kind, err, doc)
 		}
 	}
-	if r.deployment == nil || r.service == nil {
-		t.Fatalf("no Deployment or Service rendered:\n%s", out)
+	if r.deployment == nil || r.service(clientServiceName) == nil {
+		t.Fatalf("no Deployment or client Service rendered:\n%s", out)
 	}
 	return r
+}
+
+// The rendered Services' names: the release "s3" of chart s3cond.
+const (
+	clientServiceName  = "s3-s3cond"
+	metricsServiceName = "s3-s3cond-metrics"
+)
+
+// service returns the rendered Service of that name, or nil.
+func (r rendered) service(name string) *corev1.Service {
+	for _, s := range r.services {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
 }
 
 // TestChartRendersWorkingManifests renders the chart for each value set
@@ -150,8 +173,10 @@ func TestChartRendersWorkingManifests(t *testing.T) {
 func checkDeployment(t *testing.T, r rendered) {
 	t.Helper()
 	pod := r.deployment.Spec.Template
-	if !selects(r.service.Spec.Selector, pod.Labels) {
-		t.Errorf("the Service selects %v, not the pods %v", r.service.Spec.Selector, pod.Labels)
+	for _, service := range r.services {
+		if !selects(service.Spec.Selector, pod.Labels) {
+			t.Errorf("Service %s selects %v, not the pods %v", service.Name, service.Spec.Selector, pod.Labels)
+		}
 	}
 	c := pod.Spec.Containers[0]
 	ports := map[string]int32{}
@@ -216,28 +241,32 @@ func checkConfigMounted(t *testing.T, r rendered, c corev1.Container, path strin
 	t.Fatalf("%s, where the args point, is in no Secret volume", path)
 }
 
+// checkServiceMonitor follows the ServiceMonitor to the Services it
+// selects and their port to the pods' admin port: exactly the metrics
+// Service, never the client one (which has no admin port).
 func checkServiceMonitor(t *testing.T, r rendered) {
 	t.Helper()
 	sm := r.serviceMonitor
 	if sm == nil {
 		return
 	}
-	if !selects(sm.Spec.Selector.MatchLabels, r.service.Labels) {
-		t.Errorf("the ServiceMonitor selects %v, not the Service's labels %v: zero targets", sm.Spec.Selector.MatchLabels, r.service.Labels)
-	}
-	if !slices.Contains(sm.Spec.NamespaceSelector.MatchNames, "storage") {
+	if !slices.Contains(sm.Spec.NamespaceSelector.MatchNames, releaseNamespace) {
 		t.Errorf("the ServiceMonitor looks in %v, not the release's namespace", sm.Spec.NamespaceSelector.MatchNames)
 	}
-	var servicePorts []string
-	for _, p := range r.service.Spec.Ports {
-		servicePorts = append(servicePorts, p.Name)
-		if p.Name == "admin" && p.TargetPort.String() != "admin" {
-			t.Errorf("the Service's admin port targets %s", p.TargetPort.String())
+	var selected []*corev1.Service
+	for _, service := range r.services {
+		if selects(sm.Spec.Selector.MatchLabels, service.Labels) {
+			selected = append(selected, service)
 		}
 	}
+	metrics := r.service(metricsServiceName)
+	if len(selected) != 1 || selected[0] != metrics {
+		t.Fatalf("the ServiceMonitor selects %v: %d Services, want the metrics Service alone", sm.Spec.Selector.MatchLabels, len(selected))
+	}
 	for _, e := range sm.Spec.Endpoints {
-		if e.Port != "admin" || e.Path != "/metrics" || !slices.Contains(servicePorts, e.Port) {
-			t.Errorf("the ServiceMonitor scrapes port %q path %q; the Service has ports %v", e.Port, e.Path, servicePorts)
+		port := servicePort(metrics, e.Port)
+		if e.Path != "/metrics" || port == nil || containerPort(t, r, port.TargetPort) != adminPort(t, r) {
+			t.Errorf("the ServiceMonitor scrapes port %q path %q; the metrics Service has ports %+v", e.Port, e.Path, metrics.Spec.Ports)
 		}
 	}
 }

@@ -35,4 +35,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- if and (gt (int .Values.replicaCount) 1) (eq $store "embedded") (not .Values.existingSecret) -}}
 {{- fail "replicaCount > 1 needs a shared lease store: set config.lease.store to dynamodb or etcd (the embedded store serialises only one process's writes)" -}}
 {{- end -}}
+{{- /* service.adminPort put the unauthenticated admin port in the client Service; a values file still setting it would silently lose its metrics port. */ -}}
+{{- if hasKey .Values.service "adminPort" -}}
+{{- fail "service.adminPort is gone: the client Service carries the S3 port only; the admin port is on the metrics Service (metricsService.port)" -}}
+{{- end -}}
+{{- if and .Values.serviceMonitor.enabled (not .Values.metricsService.enabled) -}}
+{{- fail "serviceMonitor.enabled needs metricsService.enabled: the ServiceMonitor scrapes the metrics Service" -}}
+{{- end -}}
 {{- end -}}
