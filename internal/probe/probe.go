@@ -3,8 +3,12 @@
 // MultipartUpload, DeleteObject, DeleteObjects, read and copy-source
 // conditions) it runs sequential cases and, where the capability guards a
 // write, races of writers released together across two connection pools.
-// It writes only under a scratch prefix it removes afterwards. `s3cond probe`
-// prints its Report; backend.conditional: auto decides from it.
+// It writes only fresh keys under a scratch prefix, and afterwards deletes
+// exactly the keys it wrote and aborts the uploads it started (never what a
+// listing returns). Every answer is read through a size cap (bounds.go) and
+// the whole under Options.Timeout, so a hostile store can neither make it
+// delete other objects nor take it past its memory and time bounds.
+// `s3cond probe` prints its Report; backend.conditional: auto decides from it.
 package probe
 
 import (

@@ -27,16 +27,17 @@ type store struct {
 	writers int
 	rounds  int
 	seq     atomic.Int64
+	written *scratch
 }
 
 func newStore(o Options) *store {
-	s := &store{bucket: o.Bucket, prefix: o.Prefix, writers: o.Writers, rounds: o.Rounds}
+	s := &store{bucket: o.Bucket, prefix: o.Prefix, writers: o.Writers, rounds: o.Rounds, written: newScratch()}
 	creds := o.Credentials
 	if creds == nil {
 		creds = credentials.NewStaticCredentialsProvider(o.AccessKeyID, o.SecretKey, "")
 	}
 	for i := range s.clients {
-		s.pools[i] = o.NewHTTPClient()
+		s.pools[i] = boundedClient(o.NewHTTPClient())
 		s.clients[i] = s3.New(s3.Options{
 			Region:       o.Region,
 			BaseEndpoint: aws.String(o.Endpoint),
@@ -109,6 +110,7 @@ func (s *store) put(ctx context.Context, c *s3.Client, key, body string, edit fu
 	if edit != nil {
 		edit(in)
 	}
+	s.written.wrote(key)
 	out, err := c.PutObject(ctx, in)
 	if err != nil {
 		return answered(0, nil, err)
@@ -177,6 +179,7 @@ func (s *store) copyTo(ctx context.Context, c *s3.Client, src, dst string, edit 
 	if edit != nil {
 		edit(in)
 	}
+	s.written.wrote(dst)
 	out, err := c.CopyObject(ctx, in)
 	if err != nil {
 		return answered(0, nil, err)
@@ -204,6 +207,7 @@ func (s *store) startUpload(ctx context.Context, c *s3.Client, key string) (*s3.
 	if err != nil {
 		return nil, errors.New("CreateMultipartUpload " + key + ": " + answered(0, nil, err).String())
 	}
+	s.written.started(key, aws.ToString(created.UploadId))
 	body := []byte("part of " + key)
 	part, err := c.UploadPart(ctx, &s3.UploadPartInput{
 		Bucket: &s.bucket, Key: &key, UploadId: created.UploadId, PartNumber: aws.Int32(1),
@@ -223,6 +227,7 @@ func (s *store) complete(ctx context.Context, c *s3.Client, in *s3.CompleteMulti
 	if err != nil {
 		return answered(0, nil, err)
 	}
+	s.written.completed(aws.ToString(in.UploadId))
 	return answered(200, out.ETag, nil)
 }
 
@@ -230,27 +235,5 @@ func (s *store) complete(ctx context.Context, c *s3.Client, in *s3.CompleteMulti
 func (s *store) close() {
 	for _, p := range s.pools {
 		p.CloseIdleConnections()
-	}
-}
-
-// cleanup removes everything under the scratch prefix, and the multipart
-// uploads left open there; errors are ignored (the store may not list uploads).
-func (s *store) cleanup(ctx context.Context) {
-	c := s.c()
-	uploads, err := c.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: &s.bucket, Prefix: &s.prefix})
-	if err == nil {
-		for _, u := range uploads.Uploads {
-			_, _ = c.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &s.bucket, Key: u.Key, UploadId: u.UploadId})
-		}
-	}
-	pages := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: &s.prefix})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
-		if err != nil {
-			return
-		}
-		for _, o := range page.Contents {
-			_, _ = c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: o.Key})
-		}
 	}
 }

@@ -1,0 +1,113 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/s3cond/s3cond/internal/testservers"
+)
+
+// On a store whose listings ignore `prefix`, the probe deletes exactly
+// what it wrote: objects and an upload outside its prefix survive, and
+// nothing of its own is left (issue 32, finding 5).
+func TestProbeDeletesOnlyWhatItWrote(t *testing.T) {
+	ctx := context.Background()
+	opts := startFake(t, testservers.PrefixIgnoringStore)
+	s := newStore(opts.withDefaults())
+	var unrelated []string
+	for i := range 5 {
+		key := fmt.Sprintf("unrelated-%d", i)
+		if _, err := s.seed(ctx, key, "someone else's"); err != nil {
+			t.Fatal(err)
+		}
+		unrelated = append(unrelated, key)
+	}
+	upload, err := s.startUpload(ctx, s.c(), "unrelated-upload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runProbe(t, opts)
+	if rep.Capabilities[PutIfNoneMatch].Verdict == Error {
+		t.Fatalf("the probe could not run: %s", rep.Capabilities[PutIfNoneMatch].Detail)
+	}
+	if got := listKeys(t, s); !equalSorted(got, unrelated) {
+		t.Errorf("keys in the bucket after the probe: %v, want exactly the unrelated %v", got, unrelated)
+	}
+	if o := s.complete(ctx, s.c(), upload); o.status != 200 {
+		t.Errorf("completing the unrelated upload after the probe: %s, want 200 (the probe aborted it?)", o)
+	}
+}
+
+func equalSorted(got, want []string) bool {
+	got, want = append([]string(nil), got...), append([]string(nil), want...)
+	sort.Strings(got)
+	sort.Strings(want)
+	return fmt.Sprint(got) == fmt.Sprint(want)
+}
+
+// A store whose listing never ends and whose every other answer is an
+// endless error document cannot hold the probe past its time bound nor
+// grow its heap past the 64 MiB issue 32 (finding 8) sets: every answer is
+// read through a cap, and cleanup lists nothing.
+func TestProbeBoundsAHostileStore(t *testing.T) {
+	hostile := testservers.NewEndlessAnswerStore()
+	opts := startFake(t, hostile.Handler)
+	opts.Timeout = 20 * time.Second
+	base := heapInUse()
+	peak := make(chan uint64)
+	done := make(chan struct{})
+	go sampleHeap(done, peak)
+	started := time.Now()
+	rep, err := Run(context.Background(), opts)
+	close(done)
+	elapsed, most := time.Since(started), <-peak
+	grown := most - min(base, most)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table bytes.Buffer
+	_ = WriteTable(&table, rep)
+	t.Logf("probe of an endless store: %s, heap grew by at most %d KiB\n%s", elapsed, grown>>10, table.String())
+	if elapsed > opts.Timeout+cleanupTimeout {
+		t.Errorf("the probe took %s, past its bound %s", elapsed, opts.Timeout+cleanupTimeout)
+	}
+	if grown > 64<<20 {
+		t.Errorf("the heap grew by %d MiB, past 64 MiB", grown>>20)
+	}
+	select {
+	case <-hostile.Listed():
+		t.Error("the probe listed the store: it must delete only what it wrote")
+	default:
+	}
+	if got := rep.Capabilities[PutIfNoneMatch].Verdict; got != Error {
+		t.Errorf("put_if_none_match on a store that answers nothing readable: %s, want error", got)
+	}
+}
+
+func heapInUse() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+// sampleHeap reports the largest HeapInuse it saw until done is closed;
+// the sampling is a measurement, not a wait for an event.
+func sampleHeap(done <-chan struct{}, peak chan<- uint64) {
+	var most uint64
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		most = max(most, heapInUse())
+		select {
+		case <-done:
+			peak <- most
+			return
+		case <-tick.C:
+		}
+	}
+}
