@@ -19,7 +19,7 @@ func deleteSeeded(edit func(in *s3.DeleteObjectInput, etag string)) func(ctx con
 		if err != nil {
 			return outcome{}, err
 		}
-		return s.deleteObject(ctx, key, func(in *s3.DeleteObjectInput) { edit(in, etag) }), nil
+		return s.deleteObject(ctx, s.c(), key, func(in *s3.DeleteObjectInput) { edit(in, etag) }), nil
 	}
 }
 

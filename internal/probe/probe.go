@@ -166,9 +166,11 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		s.close()
 	}()
 	rep := Report{Capabilities: map[string]Result{}}
+	right := map[string]bool{}
 	for _, c := range checks() {
-		rep.Capabilities[c.name] = c.run(runCtx, s)
+		rep.Capabilities[c.name], right[c.name] = c.run(runCtx, s)
 	}
+	raceAll(runCtx, s, rep.Capabilities, right)
 	rep.Capabilities[AtomicUploads] = probeAtomicUploads(runCtx, s)
 	rep.Recommendation = Recommend(rep.Capabilities)
 	return rep, nil

@@ -27,7 +27,7 @@ func TestProbeDeletesOnlyWhatItWrote(t *testing.T) {
 		}
 		unrelated = append(unrelated, key)
 	}
-	upload, err := s.startUpload(ctx, s.c(), "unrelated-upload")
+	upload, err := s.startUpload(ctx, s.c(), "unrelated-upload", "someone else's part")
 	if err != nil {
 		t.Fatal(err)
 	}
