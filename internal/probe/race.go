@@ -21,6 +21,29 @@ func (r raceSpec) String() string {
 	return r.subject.name + " vs " + r.opponent.name
 }
 
+// writer is the kind of writer i of a round: subject and opponent
+// alternately, except that a delete races as one writer per round. Two
+// deletes of one version may both answer 204 where S3 answers the second
+// 404 (versitygw does); that is delete_if_match's sequential case on a
+// missing key, not a race of the write it meets.
+func (r raceSpec) writer(i int) racer {
+	switch {
+	case r.subject.removes && r.subject.slug != r.opponent.slug:
+		if i == 0 {
+			return r.subject
+		}
+		return r.opponent
+	case r.opponent.removes:
+		if i == 1 {
+			return r.opponent
+		}
+		return r.subject
+	case i%2 == 1:
+		return r.opponent
+	}
+	return r.subject
+}
+
 // raceResult counts winners per round.
 type raceResult struct {
 	spec       raceSpec
@@ -68,7 +91,7 @@ func (s *store) race(ctx context.Context, spec raceSpec) raceResult {
 }
 
 // raceRound seeds a fresh key (for writers on a version), prepares the
-// writers (alternately subject and opponent, each kind on both pools),
+// writers (spec.writer, each kind on both pools),
 // releases them together and checks what the key holds afterwards.
 func (s *store) raceRound(ctx context.Context, spec raceSpec) (winners int, lost string, err error) {
 	rd := raceRound{key: s.key("race-" + spec.subject.slug + "-vs-" + spec.opponent.slug)}
@@ -82,10 +105,7 @@ func (s *store) raceRound(ctx context.Context, spec raceSpec) (winners int, lost
 	errs := make([]error, s.writers)
 	var prepared sync.WaitGroup
 	for i := range attempts {
-		kinds[i] = spec.subject
-		if i%2 == 1 {
-			kinds[i] = spec.opponent
-		}
+		kinds[i] = spec.writer(i)
 		prepared.Add(1)
 		go func() {
 			defer prepared.Done()
