@@ -234,8 +234,8 @@ func (s *store) deleteEntry(ctx context.Context, c *s3.Client, key, etag string)
 	if err != nil {
 		return answered(0, nil, err)
 	}
-	for _, e := range out.Errors {
-		if code := aws.ToString(e.Code); code != "PreconditionFailed" {
+	if len(out.Errors) > 0 {
+		if code := aws.ToString(out.Errors[0].Code); code != "PreconditionFailed" {
 			return outcome{status: 400, code: code}
 		}
 		return outcome{status: 412, code: "PreconditionFailed"}

@@ -33,7 +33,7 @@ type conditionalStore struct {
 // keyHistory counts committed writes of a key, and forces the interleaving
 // on race keys.
 type keyHistory struct {
-	puts, others int
+	others       int
 	checkedOnce  sync.Once
 	checked      chan struct{}
 	putOnce      sync.Once
