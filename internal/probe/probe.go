@@ -105,7 +105,8 @@ type Options struct {
 	// Writers race per round (at least 2), Rounds rounds per race.
 	Writers int
 	Rounds  int
-	// Timeout bounds the whole probe, cleanup excluded.
+	// Timeout bounds the whole probe, cleanup excluded; cleanup has as long
+	// again, at most 20 s.
 	Timeout time.Duration
 	// NewHTTPClient makes one connection pool; it is called twice so racing
 	// writers use two. Nil: a fresh http.Transport each time.
@@ -160,7 +161,9 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	defer func() {
-		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		// Cleanup has as long as the probe had, at most cleanupTimeout: a
+		// short probe of a hung store must not wait out the full 20 s.
+		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), min(opts.Timeout, cleanupTimeout))
 		defer cancelClean()
 		s.cleanup(cleanCtx)
 		s.close()

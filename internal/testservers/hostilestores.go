@@ -81,3 +81,13 @@ func streamEndless(ctx context.Context, w io.Writer, head, unit string) {
 		}
 	}
 }
+
+// SilentStore stands for a hung store (or a proxy in front of one that
+// black-holes requests): it reads each request and never answers, until
+// the client gives up.
+func SilentStore(http.Handler) http.Handler {
+	return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	})
+}
