@@ -87,6 +87,10 @@ func (s *store) race(ctx context.Context, spec raceSpec) raceResult {
 			return res
 		}
 	}
+	if res.maxWinners == 0 {
+		// Every writer refused every round: nothing was raced.
+		res.err = fmt.Errorf("%s: no round had a winner", spec)
+	}
 	return res
 }
 
@@ -127,6 +131,10 @@ func (s *store) raceRound(ctx context.Context, spec raceSpec) (winners int, lost
 		case o.status >= 200 && o.status < 300:
 			winners++
 			winner = i
+		case !conditionRefusal(o.status):
+			// A loser must have lost to the condition: a 500 or a 503 says
+			// nothing about whether the store would have let it win.
+			return 0, "", fmt.Errorf("writer %d (%s) answered %s", i, kinds[i].name, o)
 		}
 	}
 	if winners > 1 {
@@ -134,6 +142,13 @@ func (s *store) raceRound(ctx context.Context, spec raceSpec) (winners int, lost
 	}
 	lost, err = s.leftAsWon(ctx, rd, spec, kinds, winner)
 	return winners, lost, err
+}
+
+// conditionRefusal is how S3 answers a writer that lost a race: 412
+// PreconditionFailed, 404 NoSuchKey (a write on a version deleted by the
+// winner) or 409 ConditionalRequestConflict.
+func conditionRefusal(status int) bool {
+	return status == 412 || status == 404 || status == 409
 }
 
 // releaseTogether starts every attempt at once (a barrier) and waits for all.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"runtime"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,8 +58,35 @@ func equalSorted(got, want []string) bool {
 // read through a cap, and cleanup lists nothing.
 func TestProbeBoundsAHostileStore(t *testing.T) {
 	hostile := testservers.NewEndlessAnswerStore()
-	opts := startFake(t, hostile.Handler)
-	opts.Timeout = 20 * time.Second
+	rep := probeWithinBounds(t, hostile.Handler)
+	select {
+	case <-hostile.Listed():
+		t.Error("the probe listed the store: it must delete only what it wrote")
+	default:
+	}
+	if got := rep.Capabilities[PutIfNoneMatch].Verdict; got != Error {
+		t.Errorf("put_if_none_match on a store that answers nothing readable: %s, want error", got)
+	}
+}
+
+// The same when the endless answers come only to racing writers, every
+// race at once with the default 8 writers: the most requests the probe has
+// in flight.
+func TestProbeBoundsAStoreHostileInRaces(t *testing.T) {
+	rep := probeWithinBounds(t, testservers.EndlessRaceAnswers)
+	for _, name := range WriteCapabilities {
+		if got := rep.Capabilities[name]; got.Verdict != Error || !strings.Contains(got.Detail, "race") {
+			t.Errorf("%s: %s (%s), want an error in its races", name, got.Verdict, got.Detail)
+		}
+	}
+}
+
+// probeWithinBounds probes the fake with the default writers and checks
+// the probe ends within its bounds and its heap grows by under 64 MiB.
+func probeWithinBounds(t *testing.T, fault func(http.Handler) http.Handler) Report {
+	t.Helper()
+	opts := startFake(t, fault)
+	opts.Timeout, opts.Writers, opts.Rounds = 20*time.Second, DefaultWriters, DefaultRounds
 	base := heapInUse()
 	peak := make(chan uint64)
 	done := make(chan struct{})
@@ -72,21 +101,14 @@ func TestProbeBoundsAHostileStore(t *testing.T) {
 	}
 	var table bytes.Buffer
 	_ = WriteTable(&table, rep)
-	t.Logf("probe of an endless store: %s, heap grew by at most %d KiB\n%s", elapsed, grown>>10, table.String())
-	if elapsed > opts.Timeout+cleanupTimeout {
-		t.Errorf("the probe took %s, past its bound %s", elapsed, opts.Timeout+cleanupTimeout)
+	t.Logf("probe of a hostile store: %s, heap grew by at most %d KiB\n%s", elapsed, grown>>10, table.String())
+	if bound := opts.Timeout + cleanupTimeout; elapsed > bound {
+		t.Errorf("the probe took %s, past its bound %s", elapsed, bound)
 	}
 	if grown > 64<<20 {
 		t.Errorf("the heap grew by %d MiB, past 64 MiB", grown>>20)
 	}
-	select {
-	case <-hostile.Listed():
-		t.Error("the probe listed the store: it must delete only what it wrote")
-	default:
-	}
-	if got := rep.Capabilities[PutIfNoneMatch].Verdict; got != Error {
-		t.Errorf("put_if_none_match on a store that answers nothing readable: %s, want error", got)
-	}
+	return rep
 }
 
 func heapInUse() uint64 {

@@ -91,3 +91,20 @@ func SilentStore(http.Handler) http.Handler {
 		<-r.Context().Done()
 	})
 }
+
+// EndlessRaceAnswers stands for a store that answers the probe's
+// sequential cases like AWS S3 (NewAtomicStore) and turns hostile once
+// many requests are in flight: every racing write on the probe's race
+// keys is answered 500 with an Error document that never ends.
+func EndlessRaceAnswers(inner http.Handler) http.Handler {
+	atomic := NewAtomicStore(inner)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if writeOp(r) == "" || !strings.Contains(r.URL.Path, "/race-") || !isConditionalWrite(r) {
+			atomic.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusInternalServerError)
+		streamEndless(r.Context(), w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>`, strings.Repeat("x", 1024))
+	})
+}
