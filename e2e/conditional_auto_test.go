@@ -54,6 +54,23 @@ func TestAutoPicksLeaseForRacyStore(t *testing.T) {
 	requireLogged(t, s, "conditional writes: lease", "not_native=put_if_none_match", "verdict=racy")
 }
 
+// TestAutoPicksLeaseForRacyDeleteObjectsStore: a store whose DeleteObjects
+// entries race a CAS PutObject (SeaweedFS 4.53) and whose every other
+// conditional write is atomic; the probe's race of the two finds it.
+func TestAutoPicksLeaseForRacyDeleteObjectsStore(t *testing.T) {
+	endpoint := testservers.StartFaultyStore(t, testservers.NewRacyDeleteObjectsStore)
+	s := testservers.StartS3cond(t, autoConfig(endpoint, faultyCred, "auto", testservers.FaultyStoreBucket))
+	requireLogged(t, s, "conditional writes: lease", "not_native=delete_objects_etag", "verdict=racy")
+}
+
+// TestAutoPicksLeaseForRacyCopyStore: a store whose CopyObject races
+// PutObject (SeaweedFS 4.53), every other conditional write atomic.
+func TestAutoPicksLeaseForRacyCopyStore(t *testing.T) {
+	endpoint := testservers.StartFaultyStore(t, testservers.NewRacyCopyStore)
+	s := testservers.StartS3cond(t, autoConfig(endpoint, faultyCred, "auto", testservers.FaultyStoreBucket))
+	requireLogged(t, s, "conditional writes: lease", "not_native=copy_if_none_match", "verdict=racy")
+}
+
 // TestAutoPicksLeaseForPartialStore: conditions on PutObject, none on DeleteObject.
 func TestAutoPicksLeaseForPartialStore(t *testing.T) {
 	endpoint := testservers.StartFaultyStore(t, testservers.NewPutOnlyStore)

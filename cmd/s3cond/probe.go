@@ -39,7 +39,7 @@ func parseProbeFlags(args []string, stderr io.Writer) (probeFlags, error) {
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
 	fs.IntVar(&f.opts.Writers, "writers", probe.DefaultWriters, "racing writers per round")
 	fs.IntVar(&f.opts.Rounds, "rounds", probe.DefaultRounds, "rounds per race")
-	fs.DurationVar(&f.opts.Timeout, "timeout", probe.DefaultTimeout, "bound on the whole probe")
+	fs.DurationVar(&f.opts.Timeout, "timeout", probe.DefaultTimeout, "bound on the whole probe (its cleanup then has as long again, at most 20s)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return f, usageError{probeUsage}

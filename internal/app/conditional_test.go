@@ -1,9 +1,11 @@
 package app
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/probe"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -46,4 +48,46 @@ func TestNativeUnverifiedDoesNotProbe(t *testing.T) {
 	}); v != 1 {
 		t.Errorf("s3cond_backend_conditional_mode{native,native} = %v, want 1", v)
 	}
+}
+
+// wantAutoMode builds an app on a faulty store with conditional: auto and
+// checks the mode it chose and each verdict named in verdicts.
+func wantAutoMode(t *testing.T, fault func(http.Handler) http.Handler, mode string, verdicts map[string]string) {
+	t.Helper()
+	a := build(t, faultyBackendConfig(t, testservers.StartFaultyStore(t, fault), config.ConditionalAuto))
+	if v := metricValue(t, a.Registry, "s3cond_backend_conditional_mode", map[string]string{
+		"backend": "default", "configured": "auto", "mode": mode,
+	}); v != 1 {
+		t.Errorf("s3cond_backend_conditional_mode{auto,%s} = %v, want 1", mode, v)
+	}
+	for capability, verdict := range verdicts {
+		if v := metricValue(t, a.Registry, "s3cond_backend_capability", map[string]string{
+			"backend": "default", "capability": capability, "verdict": verdict,
+		}); v != 1 {
+			t.Errorf("s3cond_backend_capability{%s,%s} = %v, want 1", capability, verdict, v)
+		}
+	}
+}
+
+// On a store whose DeleteObjects entries race a CAS PutObject (SeaweedFS
+// 4.53), auto leases: native would pass the race through and lose a write.
+func TestAutoLeasesOnRacyDeleteObjectsStore(t *testing.T) {
+	wantAutoMode(t, testservers.NewRacyDeleteObjectsStore, config.ConditionalLease, map[string]string{
+		probe.DeleteObjectsETag: string(probe.Racy), probe.PutIfMatch: string(probe.Native),
+	})
+}
+
+// On a store whose CopyObject races PutObject (SeaweedFS 4.53), auto leases.
+func TestAutoLeasesOnRacyCopyStore(t *testing.T) {
+	wantAutoMode(t, testservers.NewRacyCopyStore, config.ConditionalLease, map[string]string{
+		probe.CopyIfNoneMatch: string(probe.Racy), probe.CopyIfMatch: string(probe.Racy), probe.PutIfNoneMatch: string(probe.Native),
+	})
+}
+
+// The control: on a store that checks every condition atomically, auto
+// serves native, so the two tests above lease because of the race alone.
+func TestAutoServesNativeOnAtomicStore(t *testing.T) {
+	wantAutoMode(t, testservers.NewAtomicStore, config.ConditionalNative, map[string]string{
+		probe.DeleteObjectsETag: string(probe.Native), probe.CopyIfMatch: string(probe.Native),
+	})
 }

@@ -15,11 +15,11 @@ func unquoted(etag string) string { return strings.Trim(etag, `"`) }
 
 func checks() []check {
 	return []check{
-		{name: PutIfNoneMatch, cases: putIfNoneMatchCases(), race: raceCreate},
-		{name: PutIfMatch, cases: putIfMatchCases(), race: raceCAS},
+		{name: PutIfNoneMatch, cases: putIfNoneMatchCases()},
+		{name: PutIfMatch, cases: putIfMatchCases()},
 		{name: CopyIfNoneMatch, cases: copyIfNoneMatchCases()},
 		{name: CopyIfMatch, cases: copyIfMatchCases()},
-		{name: CompleteIfNoneMatch, cases: completeIfNoneMatchCases(), race: raceComplete},
+		{name: CompleteIfNoneMatch, cases: completeIfNoneMatchCases()},
 		{name: CompleteIfMatch, cases: completeIfMatchCases()},
 		{name: DeleteIfMatch, cases: deleteIfMatchCases()},
 		{name: DeleteObjectsETag, cases: deleteObjectsCases()},
@@ -120,7 +120,7 @@ func completeOnto(seedDst bool, edit func(in *s3.CompleteMultipartUploadInput, e
 			}
 			etag = e
 		}
-		in, err := s.startUpload(ctx, s.c(), key)
+		in, err := s.startUpload(ctx, s.c(), key, "part of "+key)
 		if err != nil {
 			return outcome{}, err
 		}

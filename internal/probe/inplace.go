@@ -34,6 +34,7 @@ const (
 // resets it, and a store may keep a body closed short (versitygw does).
 func probeAtomicUploads(ctx context.Context, s *store) Result {
 	key := s.key("inplace")
+	s.written.wrote(key)
 	presigned, err := s3.NewPresignClient(s.clients[1]).PresignPutObject(ctx,
 		&s3.PutObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil {

@@ -3,8 +3,12 @@
 // MultipartUpload, DeleteObject, DeleteObjects, read and copy-source
 // conditions) it runs sequential cases and, where the capability guards a
 // write, races of writers released together across two connection pools.
-// It writes only under a scratch prefix it removes afterwards. `s3cond probe`
-// prints its Report; backend.conditional: auto decides from it.
+// It writes only fresh keys under a scratch prefix, and afterwards deletes
+// exactly the keys it wrote and aborts the uploads it started (never what a
+// listing returns). Every answer is read through a size cap (bounds.go) and
+// the whole under Options.Timeout, so a hostile store can neither make it
+// delete other objects nor take it past its memory and time bounds.
+// `s3cond probe` prints its Report; backend.conditional: auto decides from it.
 package probe
 
 import (
@@ -101,7 +105,8 @@ type Options struct {
 	// Writers race per round (at least 2), Rounds rounds per race.
 	Writers int
 	Rounds  int
-	// Timeout bounds the whole probe, cleanup excluded.
+	// Timeout bounds the whole probe, cleanup excluded; cleanup has as long
+	// again, at most 20 s.
 	Timeout time.Duration
 	// NewHTTPClient makes one connection pool; it is called twice so racing
 	// writers use two. Nil: a fresh http.Transport each time.
@@ -156,15 +161,19 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	defer func() {
-		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		// Cleanup has as long as the probe had, at most cleanupTimeout: a
+		// short probe of a hung store must not wait out the full 20 s.
+		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), min(opts.Timeout, cleanupTimeout))
 		defer cancelClean()
 		s.cleanup(cleanCtx)
 		s.close()
 	}()
 	rep := Report{Capabilities: map[string]Result{}}
+	right := map[string]bool{}
 	for _, c := range checks() {
-		rep.Capabilities[c.name] = c.run(runCtx, s)
+		rep.Capabilities[c.name], right[c.name] = c.run(runCtx, s)
 	}
+	raceAll(runCtx, s, rep.Capabilities, right)
 	rep.Capabilities[AtomicUploads] = probeAtomicUploads(runCtx, s)
 	rep.Recommendation = Recommend(rep.Capabilities)
 	return rep, nil

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -27,16 +29,17 @@ type store struct {
 	writers int
 	rounds  int
 	seq     atomic.Int64
+	written *scratch
 }
 
 func newStore(o Options) *store {
-	s := &store{bucket: o.Bucket, prefix: o.Prefix, writers: o.Writers, rounds: o.Rounds}
+	s := &store{bucket: o.Bucket, prefix: o.Prefix, writers: o.Writers, rounds: o.Rounds, written: newScratch()}
 	creds := o.Credentials
 	if creds == nil {
 		creds = credentials.NewStaticCredentialsProvider(o.AccessKeyID, o.SecretKey, "")
 	}
 	for i := range s.clients {
-		s.pools[i] = o.NewHTTPClient()
+		s.pools[i] = boundedClient(o.NewHTTPClient())
 		s.clients[i] = s3.New(s3.Options{
 			Region:       o.Region,
 			BaseEndpoint: aws.String(o.Endpoint),
@@ -109,6 +112,7 @@ func (s *store) put(ctx context.Context, c *s3.Client, key, body string, edit fu
 	if edit != nil {
 		edit(in)
 	}
+	s.written.wrote(key)
 	out, err := c.PutObject(ctx, in)
 	if err != nil {
 		return answered(0, nil, err)
@@ -171,12 +175,35 @@ func (s *store) get(ctx context.Context, key string, edit func(*s3.GetObjectInpu
 	return answered(200, out.ETag, nil)
 }
 
+// maxRaceBody bounds what body reads of a race key: every racer writes
+// under 200 bytes.
+const maxRaceBody = 1 << 10
+
+// body reads key's body (at most maxRaceBody bytes) and its status: 200
+// with the body, 404 without; any other answer is an error.
+func (s *store) body(ctx context.Context, key string) (string, int, error) {
+	out, err := s.c().GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: &key})
+	if err != nil {
+		if o := answered(0, nil, err); o.status == 404 {
+			return "", 404, nil
+		}
+		return "", 0, fmt.Errorf("GET %s: %w", key, err)
+	}
+	defer out.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(out.Body, maxRaceBody))
+	if err != nil {
+		return "", 0, fmt.Errorf("GET %s: %w", key, err)
+	}
+	return string(data), 200, nil
+}
+
 func (s *store) copyTo(ctx context.Context, c *s3.Client, src, dst string, edit func(*s3.CopyObjectInput)) outcome {
 	source := s.bucket + "/" + src
 	in := &s3.CopyObjectInput{Bucket: &s.bucket, Key: &dst, CopySource: &source}
 	if edit != nil {
 		edit(in)
 	}
+	s.written.wrote(dst)
 	out, err := c.CopyObject(ctx, in)
 	if err != nil {
 		return answered(0, nil, err)
@@ -188,23 +215,48 @@ func (s *store) copyTo(ctx context.Context, c *s3.Client, src, dst string, edit 
 	return answered(200, etag, nil)
 }
 
-func (s *store) deleteObject(ctx context.Context, key string, edit func(*s3.DeleteObjectInput)) outcome {
+func (s *store) deleteObject(ctx context.Context, c *s3.Client, key string, edit func(*s3.DeleteObjectInput)) outcome {
 	in := &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key}
 	if edit != nil {
 		edit(in)
 	}
-	_, err := s.c().DeleteObject(ctx, in)
+	_, err := c.DeleteObject(ctx, in)
 	return answered(204, nil, err)
 }
 
-// startUpload creates a multipart upload of key with one part and returns
-// what CompleteMultipartUpload needs.
-func (s *store) startUpload(ctx context.Context, c *s3.Client, key string) (*s3.CompleteMultipartUploadInput, error) {
+// deleteEntry deletes key through DeleteObjects with an entry ETag. The
+// outcome is what the answer reports: 200 when the entry is deleted, 412
+// when it failed PreconditionFailed, 400 with the code for another error.
+func (s *store) deleteEntry(ctx context.Context, c *s3.Client, key, etag string) outcome {
+	out, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: &s.bucket, Delete: &types.Delete{
+		Objects: []types.ObjectIdentifier{{Key: &key, ETag: aws.String(etag)}},
+	}})
+	if err != nil {
+		return answered(0, nil, err)
+	}
+	if len(out.Errors) > 0 {
+		if code := aws.ToString(out.Errors[0].Code); code != "PreconditionFailed" {
+			return outcome{status: 400, code: code}
+		}
+		return outcome{status: 412, code: "PreconditionFailed"}
+	}
+	for _, d := range out.Deleted {
+		if aws.ToString(d.Key) == key {
+			return outcome{status: 200}
+		}
+	}
+	return outcome{status: 500, code: "the entry is neither deleted nor an error"}
+}
+
+// startUpload creates a multipart upload of key with one part of partBody
+// and returns what CompleteMultipartUpload needs.
+func (s *store) startUpload(ctx context.Context, c *s3.Client, key, partBody string) (*s3.CompleteMultipartUploadInput, error) {
 	created, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &s.bucket, Key: &key})
 	if err != nil {
 		return nil, errors.New("CreateMultipartUpload " + key + ": " + answered(0, nil, err).String())
 	}
-	body := []byte("part of " + key)
+	s.written.started(key, aws.ToString(created.UploadId))
+	body := []byte(partBody)
 	part, err := c.UploadPart(ctx, &s3.UploadPartInput{
 		Bucket: &s.bucket, Key: &key, UploadId: created.UploadId, PartNumber: aws.Int32(1),
 		Body: bytes.NewReader(body), ContentLength: aws.Int64(int64(len(body))),
@@ -223,6 +275,7 @@ func (s *store) complete(ctx context.Context, c *s3.Client, in *s3.CompleteMulti
 	if err != nil {
 		return answered(0, nil, err)
 	}
+	s.written.completed(aws.ToString(in.UploadId))
 	return answered(200, out.ETag, nil)
 }
 
@@ -230,27 +283,5 @@ func (s *store) complete(ctx context.Context, c *s3.Client, in *s3.CompleteMulti
 func (s *store) close() {
 	for _, p := range s.pools {
 		p.CloseIdleConnections()
-	}
-}
-
-// cleanup removes everything under the scratch prefix, and the multipart
-// uploads left open there; errors are ignored (the store may not list uploads).
-func (s *store) cleanup(ctx context.Context) {
-	c := s.c()
-	uploads, err := c.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: &s.bucket, Prefix: &s.prefix})
-	if err == nil {
-		for _, u := range uploads.Uploads {
-			_, _ = c.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &s.bucket, Key: u.Key, UploadId: u.UploadId})
-		}
-	}
-	pages := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: &s.prefix})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
-		if err != nil {
-			return
-		}
-		for _, o := range page.Contents {
-			_, _ = c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: o.Key})
-		}
 	}
 }

@@ -116,30 +116,20 @@ func judge(results []caseResult, negatives map[string]bool) (res Result, ok bool
 	return Result{Verdict: Partial, Detail: detail}, false
 }
 
-// check is one capability: its cases, then (if all are right) its race.
+// check is one capability and its sequential cases; raceAll races it.
 type check struct {
 	name  string
 	cases []probeCase
-	race  func(ctx context.Context, s *store) raceResult
 }
 
-func (c check) run(ctx context.Context, s *store) Result {
+// run runs the cases; ok means every one was right, so the capability is
+// raced next.
+func (c check) run(ctx context.Context, s *store) (res Result, ok bool) {
 	results := make([]caseResult, 0, len(c.cases))
 	negatives := map[string]bool{}
 	for _, pc := range c.cases {
 		negatives[pc.name] = pc.negative()
 		results = append(results, runCase(ctx, s, pc))
 	}
-	res, ok := judge(results, negatives)
-	if !ok || c.race == nil {
-		return res
-	}
-	race := c.race(ctx, s)
-	switch {
-	case race.err != nil:
-		return Result{Verdict: Error, Detail: res.Detail + "; race: " + race.err.Error()}
-	case race.maxWinners > 1:
-		return Result{Verdict: Racy, Detail: res.Detail + "; race: " + race.String()}
-	}
-	return Result{Verdict: Native, Detail: res.Detail + "; race: " + race.String()}
+	return judge(results, negatives)
 }
