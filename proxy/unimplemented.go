@@ -34,9 +34,13 @@ type unimplementedHeader struct {
 var (
 	putOnly      = []operation.Operation{operation.PutObject}
 	objectWrites = []operation.Operation{operation.PutObject, operation.CopyObject, operation.CreateMultipartUpload}
-	// dataWrites also write an object's bytes, so carry its SSE-C key.
-	dataWrites = append(objectWrites[:len(objectWrites):len(objectWrites)], operation.UploadPart)
-	copies     = []operation.Operation{operation.CopyObject, operation.UploadPartCopy}
+	// dataWrites are the calls that carry an object's SSE-C key.
+	dataWrites = append(objectWrites[:len(objectWrites):len(objectWrites)],
+		operation.UploadPart, operation.UploadPartCopy, operation.CompleteMultipartUpload)
+	copies = []operation.Operation{operation.CopyObject, operation.UploadPartCopy}
+	// allWrites are the object writes a bucket-owner condition may guard.
+	allWrites = append(dataWrites[:len(dataWrites):len(dataWrites)],
+		operation.DeleteObject, operation.DeleteObjects, operation.AbortMultipartUpload)
 )
 
 var unimplementedHeaders = []unimplementedHeader{
@@ -65,8 +69,12 @@ var unimplementedHeaders = []unimplementedHeader{
 	{"x-amz-copy-source-server-side-encryption-customer-algorithm", copies},
 	{"x-amz-copy-source-server-side-encryption-customer-key", copies},
 	{"x-amz-copy-source-server-side-encryption-customer-key-md5", copies},
-	// Conditions s3cond does not check: the completed object's size, and
-	// an abort only of the upload started at a given time.
+	// Conditions s3cond does not check: the bucket's (and the copy
+	// source's) owning account, which a store without accounts ignores;
+	// the completed object's size; an abort only of the upload started at
+	// a given time.
+	{"x-amz-expected-bucket-owner", allWrites},
+	{"x-amz-source-expected-bucket-owner", copies},
 	{"x-amz-mp-object-size", []operation.Operation{operation.CompleteMultipartUpload}},
 	{"x-amz-if-match-initiated-time", []operation.Operation{operation.AbortMultipartUpload}},
 }

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"crypto/md5"
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"os"
@@ -69,6 +71,10 @@ func writeTableRequest(t *testing.T, op string) (method, target string, header h
 			[]byte(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"0123"</ETag></Part></CompleteMultipartUpload>`)
 	case "DeleteObject":
 		return http.MethodDelete, object, http.Header{}, nil
+	case "DeleteObjects":
+		doc := []byte(`<Delete><Object><Key>k</Key></Object></Delete>`)
+		sum := md5.Sum(doc)
+		return http.MethodPost, "/" + bucketName + "?delete", http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}, doc
 	case "AbortMultipartUpload":
 		return http.MethodDelete, object + "?uploadId=u1", http.Header{}, nil
 	case "CreateBucket":
