@@ -43,6 +43,11 @@ type Backend struct {
 	// depend on a TCP reset reaching the store. Only for stores that read
 	// such streams and refuse an unfinished one.
 	FramedBodies bool
+	// StoreKeeps holds the capabilities (KeepsObjectLock, ...) start-up
+	// checks found the store to honour: the headers of spec.md §7's "501
+	// or forwarded" rows that need one are forwarded to it, and refused
+	// with 501 otherwise.
+	StoreKeeps map[string]bool
 	// WritesInPlace marks a store that makes an upload visible as it
 	// arrives and keeps what it got of one cut short (s3rver): the final
 	// byte held back guards nothing there. A leased PutObject then takes

@@ -113,7 +113,7 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.F
 	}
 	// A form field is a PutObject header: object lock and SSE-C are
 	// refused here as on a PUT (spec.md §7).
-	if err := refuseUnimplemented(operation.PutObject, header, nil); err != nil {
+	if err := refuseUnimplemented(c.backend, operation.PutObject, header, nil); err != nil {
 		return nil, err
 	}
 	return p.putCall(c, auth.AccessKeyID, key, header, form)

@@ -342,7 +342,7 @@ func (c *call) checkValues() error {
 	}
 	// A well-formed header asking for a write s3cond does not implement is
 	// S3's 501, never a plain write by a store that ignored it.
-	return refuseUnimplemented(c.op, c.r.Header, c.parsedQuery)
+	return refuseUnimplemented(c.backend, c.op, c.r.Header, c.parsedQuery)
 }
 
 // route finds what the request addresses, the backend serving it and the

@@ -28,7 +28,19 @@ import (
 type unimplementedHeader struct {
 	name string // as S3 spells it, lower case
 	ops  []operation.Operation
+	// keptBy, if set, names the store capability (Backend.StoreKeeps)
+	// under which the row is forwarded: a start-up check found the store
+	// honours the header. Elsewhere it is refused.
+	keptBy string
 }
+
+// The store capabilities behind the table's "501 or forwarded" rows, as
+// the start-up checks (internal/probe) find them.
+const (
+	KeepsObjectLock         = "object_lock"
+	KeepsMPUObjectSize      = "mpu_object_size"
+	KeepsAbortInitiatedTime = "abort_if_match_initiated_time"
+)
 
 // The operation sets of the rows.
 var (
@@ -38,45 +50,40 @@ var (
 	dataWrites = append(objectWrites[:len(objectWrites):len(objectWrites)],
 		operation.UploadPart, operation.UploadPartCopy, operation.CompleteMultipartUpload)
 	copies = []operation.Operation{operation.CopyObject, operation.UploadPartCopy}
-	// allWrites are the object writes a bucket-owner condition may guard.
-	allWrites = append(dataWrites[:len(dataWrites):len(dataWrites)],
-		operation.DeleteObject, operation.DeleteObjects, operation.AbortMultipartUpload)
 )
 
 var unimplementedHeaders = []unimplementedHeader{
 	// PutObject's append (S3 Express): a store that ignores it replaces the object.
-	{"x-amz-write-offset-bytes", putOnly},
+	{"x-amz-write-offset-bytes", putOnly, ""},
 	// RenameObject's source, its conditions and idempotency token: a store
 	// that ignores them writes an empty object under the new name.
-	{"x-amz-rename-source", putOnly},
-	{"x-amz-rename-source-if-match", putOnly},
-	{"x-amz-rename-source-if-none-match", putOnly},
-	{"x-amz-rename-source-if-modified-since", putOnly},
-	{"x-amz-rename-source-if-unmodified-since", putOnly},
-	{"x-amz-client-token", putOnly},
+	{"x-amz-rename-source", putOnly, ""},
+	{"x-amz-rename-source-if-match", putOnly, ""},
+	{"x-amz-rename-source-if-none-match", putOnly, ""},
+	{"x-amz-rename-source-if-modified-since", putOnly, ""},
+	{"x-amz-rename-source-if-unmodified-since", putOnly, ""},
+	{"x-amz-client-token", putOnly, ""},
 	// Object lock: a store without it keeps no retention and no hold, and
-	// a later delete or overwrite succeeds where S3 refuses it.
-	{"x-amz-object-lock-mode", objectWrites},
-	{"x-amz-object-lock-retain-until-date", objectWrites},
-	{"x-amz-object-lock-legal-hold", objectWrites},
-	{"x-amz-bucket-object-lock-enabled", []operation.Operation{operation.CreateBucket}},
+	// a later delete or overwrite succeeds where S3 refuses it. Forwarded
+	// where the start-up check found the store keeps them (versitygw).
+	{"x-amz-object-lock-mode", objectWrites, KeepsObjectLock},
+	{"x-amz-object-lock-retain-until-date", objectWrites, KeepsObjectLock},
+	{"x-amz-object-lock-legal-hold", objectWrites, KeepsObjectLock},
+	{"x-amz-bucket-object-lock-enabled", []operation.Operation{operation.CreateBucket}, KeepsObjectLock},
 	// SSE-C: a store that ignores the key stores the object in the clear
 	// and serves it to requests without the key; s3cond's own HEADs of a
 	// conditional write carry no key either.
-	{"x-amz-server-side-encryption-customer-algorithm", dataWrites},
-	{"x-amz-server-side-encryption-customer-key", dataWrites},
-	{"x-amz-server-side-encryption-customer-key-md5", dataWrites},
-	{"x-amz-copy-source-server-side-encryption-customer-algorithm", copies},
-	{"x-amz-copy-source-server-side-encryption-customer-key", copies},
-	{"x-amz-copy-source-server-side-encryption-customer-key-md5", copies},
-	// Conditions s3cond does not check: the bucket's (and the copy
-	// source's) owning account, which a store without accounts ignores;
-	// the completed object's size; an abort only of the upload started at
-	// a given time.
-	{"x-amz-expected-bucket-owner", allWrites},
-	{"x-amz-source-expected-bucket-owner", copies},
-	{"x-amz-mp-object-size", []operation.Operation{operation.CompleteMultipartUpload}},
-	{"x-amz-if-match-initiated-time", []operation.Operation{operation.AbortMultipartUpload}},
+	{"x-amz-server-side-encryption-customer-algorithm", dataWrites, ""},
+	{"x-amz-server-side-encryption-customer-key", dataWrites, ""},
+	{"x-amz-server-side-encryption-customer-key-md5", dataWrites, ""},
+	{"x-amz-copy-source-server-side-encryption-customer-algorithm", copies, ""},
+	{"x-amz-copy-source-server-side-encryption-customer-key", copies, ""},
+	{"x-amz-copy-source-server-side-encryption-customer-key-md5", copies, ""},
+	// Conditions s3cond does not check: the completed object's size, and
+	// an abort only of the upload started at a given time. Forwarded where
+	// the store was found to refuse a request whose condition fails.
+	{"x-amz-mp-object-size", []operation.Operation{operation.CompleteMultipartUpload}, KeepsMPUObjectSize},
+	{"x-amz-if-match-initiated-time", []operation.Operation{operation.AbortMultipartUpload}, KeepsAbortInitiatedTime},
 }
 
 // unimplementedHeaderKeys indexes the rows by canonical header key, built
@@ -90,24 +97,24 @@ var unimplementedHeaderKeys = func() map[string]unimplementedHeader {
 }()
 
 // refuseUnimplemented answers 501 NotImplemented, naming the header, for a
-// request of op that carries a refused header, as a header or hoisted into
-// the query by a presigning SDK (x-amz-* parameters are headers to S3).
-func refuseUnimplemented(op operation.Operation, h http.Header, q url.Values) error {
+// request of op to b that carries a refused header, as a header or hoisted
+// into the query by a presigning SDK (x-amz-* parameters are headers to S3).
+func refuseUnimplemented(b *Backend, op operation.Operation, h http.Header, q url.Values) error {
 	for key := range h {
-		if row, ok := unimplementedHeaderKeys[key]; ok && row.appliesTo(op) {
+		if row, ok := unimplementedHeaderKeys[key]; ok && row.refusedOn(b, op) {
 			return notImplementedHeader(row.name)
 		}
 	}
 	for name := range q {
-		if row, ok := unimplementedHeaderKeys[textproto.CanonicalMIMEHeaderKey(name)]; ok && row.appliesTo(op) {
+		if row, ok := unimplementedHeaderKeys[textproto.CanonicalMIMEHeaderKey(name)]; ok && row.refusedOn(b, op) {
 			return notImplementedHeader(row.name)
 		}
 	}
 	return nil
 }
 
-func (row unimplementedHeader) appliesTo(op operation.Operation) bool {
-	return slices.Contains(row.ops, op)
+func (row unimplementedHeader) refusedOn(b *Backend, op operation.Operation) bool {
+	return slices.Contains(row.ops, op) && !(row.keptBy != "" && b.StoreKeeps[row.keptBy])
 }
 
 // notImplementedHeader is S3's answer to a header it does not implement:

@@ -189,6 +189,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		return nil, nil, err
 	}
 	framed := bodyFraming(ctx, b, creds, log)
+	keeps := storeKeeps(ctx, b, creds, log)
 	// The probe shares the connection pool but not the metrics: health
 	// checks are not client traffic.
 	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, b.Region), CheckRedirect: noRedirects}
@@ -206,6 +207,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		NativeConditional:  native,
 		StoreChecks:        storeChecks,
 		FramedBodies:       framed,
+		StoreKeeps:         keeps,
 		WritesInPlace:      b.WritesInPlace || inPlace,
 		KeyPolicy:          keyPolicy,
 		Identity:           backendIdentity(ctx, creds, log),
