@@ -51,3 +51,24 @@ func TestMultipartConditionsCheck(t *testing.T) {
 		}
 	}
 }
+
+// On s3rver (no object lock, no multipart conditions) the checks say so
+// and still remove their scratch buckets.
+func TestScratchBucketChecksOnS3rver(t *testing.T) {
+	sr := testservers.StartS3rver(t, "kept")
+	opts := Options{Endpoint: sr.Endpoint, AccessKeyID: sr.AccessKey, SecretKey: sr.Secret, PathStyle: true}
+	if r := CheckObjectLock(context.Background(), opts); r.Verdict == Native {
+		t.Errorf("object lock: %s (%s), want anything but native", r.Verdict, r.Detail)
+	}
+	for name, r := range CheckMultipartConditions(context.Background(), opts) {
+		if r.Verdict == Native {
+			t.Errorf("%s: %s (%s), want anything but native", name, r.Verdict, r.Detail)
+		}
+	}
+	client := s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(sr.Endpoint), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider(sr.AccessKey, sr.Secret, "")})
+	buckets, err := client.ListBuckets(context.Background(), &s3.ListBucketsInput{})
+	if err != nil || len(buckets.Buckets) != 1 {
+		t.Fatalf("after the checks the store has %d buckets (%v), want only its own", len(buckets.Buckets), err)
+	}
+}
