@@ -37,12 +37,17 @@ type Backend struct {
 	// to the backend, which then hashes the body again. Otherwise s3cond,
 	// having verified it, sends UNSIGNED-PAYLOAD, as for streaming uploads.
 	ForwardPayloadHash bool
-	// FramedConditionalBodies sends leased PutObject bodies as aws-chunked
-	// streams with a CRC32 trailer that are finished only once the write may
-	// land (framedbody.go), so an abort does not depend on a TCP reset
-	// reaching the store. Only for stores that read such streams and refuse
-	// an unfinished one.
-	FramedConditionalBodies bool
+	// FramedBodies sends PutObject bodies (leased or not) as aws-chunked
+	// streams with a CRC32 trailer that are finished only once the body
+	// verified and the write may land (framedbody.go), so an abort does not
+	// depend on a TCP reset reaching the store. Only for stores that read
+	// such streams and refuse an unfinished one.
+	FramedBodies bool
+	// StoreKeeps holds the capabilities (KeepsObjectLock, ...) start-up
+	// checks found the store to honour: the headers of spec.md §7's "501
+	// or forwarded" rows that need one are forwarded to it, and refused
+	// with 501 otherwise.
+	StoreKeeps map[string]bool
 	// WritesInPlace marks a store that makes an upload visible as it
 	// arrives and keeps what it got of one cut short (s3rver): the final
 	// byte held back guards nothing there. A leased PutObject then takes

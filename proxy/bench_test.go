@@ -27,16 +27,20 @@ import (
 // kept-alive client connection. Stub and client allocate nothing per
 // request, so allocs/op is s3cond's own.
 func benchFront(b *testing.B, getBody []byte) (host string, conn net.Conn, br *bufio.Reader) {
-	return benchFrontLogged(b, getBody, zerolog.Nop())
+	return benchFrontLogged(b, getBody, zerolog.Nop(), nil)
 }
 
-// benchFrontLogged is benchFront with an access log written to log.
-func benchFrontLogged(b *testing.B, getBody []byte, log zerolog.Logger) (host string, conn net.Conn, br *bufio.Reader) {
+// benchFrontLogged is benchFront with an access log written to log, and
+// the backend's settings changed by tune (nil: none).
+func benchFrontLogged(b *testing.B, getBody []byte, log zerolog.Logger, tune func(*Backend)) (host string, conn net.Conn, br *bufio.Reader) {
 	b.Helper()
 	u := rawStubBackend(b, getBody)
 	backend := &Backend{Name: "bench", Endpoint: u, Client: &http.Client{Transport: sigv4.NewResigner(
 		backendhttp.NewSpliceTransport(backendhttp.NewBackendTransport()),
 		credentials.NewStaticCredentialsProvider("backend", "backend-secret", ""), "us-east-1")}}
+	if tune != nil {
+		tune(backend)
+	}
 	p := New(Options{Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend, Log: log})
 	// Accepted as app.Serve accepts: connections that can hold a small
 	// answer back and send it in one write.
@@ -163,7 +167,7 @@ func BenchmarkForwardGet4KiB(b *testing.B) {
 // per request.
 func BenchmarkForwardGet4KiBAccessLog(b *testing.B) {
 	body := bytes.Repeat([]byte("g"), 4<<10)
-	host, conn, br := benchFrontLogged(b, body, zerolog.New(io.Discard).Level(zerolog.InfoLevel))
+	host, conn, br := benchFrontLogged(b, body, zerolog.New(io.Discard).Level(zerolog.InfoLevel), nil)
 	r := &wireRequest{method: http.MethodGet, target: "/" + bucketName + "/key"}
 	r.sign(b, host, emptySHA256)
 	replay(b, conn, br, r.bytes(host), len(body))
@@ -173,6 +177,32 @@ func BenchmarkForwardGet4KiBAccessLog(b *testing.B) {
 func BenchmarkForwardPut4KiB(b *testing.B) {
 	host, conn, br := benchFront(b, nil)
 	r := signedWirePut(b, host, "key", bytes.Repeat([]byte("p"), 4<<10))
+	replay(b, conn, br, r.bytes(host), 0)
+}
+
+// BenchmarkForwardPut4KiBFramed is BenchmarkForwardPut4KiB with the body
+// framed (backend.conditional_body_framing, on by default where the store
+// honours it): the cost framing adds to an unconditional PUT.
+func BenchmarkForwardPut4KiBFramed(b *testing.B) {
+	host, conn, br := benchFrontLogged(b, nil, zerolog.Nop(), func(be *Backend) { be.FramedBodies = true })
+	r := signedWirePut(b, host, "key", bytes.Repeat([]byte("p"), 4<<10))
+	replay(b, conn, br, r.bytes(host), 0)
+}
+
+// BenchmarkForwardPut1MiB and BenchmarkForwardPut1MiBFramed: the same for
+// a body that streams (larger than s3cond reads whole), where framing
+// adds a CRC32 pass and chunk headers every 64 KiB.
+func BenchmarkForwardPut1MiB(b *testing.B) {
+	host, conn, br := benchFront(b, nil)
+	r := signedWirePut(b, host, "key", bytes.Repeat([]byte("p"), 1<<20))
+	b.SetBytes(1 << 20)
+	replay(b, conn, br, r.bytes(host), 0)
+}
+
+func BenchmarkForwardPut1MiBFramed(b *testing.B) {
+	host, conn, br := benchFrontLogged(b, nil, zerolog.Nop(), func(be *Backend) { be.FramedBodies = true })
+	r := signedWirePut(b, host, "key", bytes.Repeat([]byte("p"), 1<<20))
+	b.SetBytes(1 << 20)
 	replay(b, conn, br, r.bytes(host), 0)
 }
 

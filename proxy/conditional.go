@@ -146,7 +146,6 @@ func (p *Proxy) leasedWrite(c *call, conds writeCondition) {
 	}
 	spec.storeCondition = storeConditionHeader(c, conds)
 	spec.ctx = g.ctx
-	spec.framed = framesConditionalBody(c, spec)
 	spec.heldThroughout = g.heldThroughout
 	// forward returns a status only once the backend's answer was read in
 	// full (a body that breaks off aborts the handler, and g.end then

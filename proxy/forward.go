@@ -90,6 +90,7 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		p.fail(c, err)
 		return forwardResult{}
 	}
+	spec.framed = framesBody(c, spec)
 	req, hb, err := p.outboundRequest(c, spec)
 	if err != nil {
 		p.fail(c, err)

@@ -18,7 +18,7 @@ import (
 // the cheapest trailer every aws-chunked store knows.
 const framedTrailer = "x-amz-checksum-crc32"
 
-// framedBody re-frames a conditional upload's verified body as an unsigned
+// framedBody re-frames an upload's verified body as an unsigned
 // aws-chunked stream whose end the store must see (SPEC §4): the final
 // zero-length chunk and its CRC32 trailer are produced only after the source
 // verified (io.EOF) and gate allowed the write. A body that fails before its
@@ -145,13 +145,14 @@ func (f *framedBody) finish() error {
 	return nil
 }
 
-// framesConditionalBody reports whether a leased PutObject's body goes to
-// the store framed: the backend is set to read such streams, the length is
-// known, and no checksum of the client's travels with it (a second checksum
-// beside the client's would be refused; that case keeps the hold-back only,
-// docs/spec.md §4).
-func framesConditionalBody(c *call, spec forwardSpec) bool {
-	if !c.backend.FramedConditionalBodies || c.op != operation.PutObject || spec.length <= 0 || spec.header != nil {
+// framesBody reports whether a PutObject's body goes to the store framed,
+// leased or not (issue 33: an unconditional PUT whose body failed its
+// signed SHA-256 was stored through a FIN-closing hop): the backend reads
+// such streams, the length is known, and no checksum of the client's
+// travels with it (a second checksum beside the client's would be refused;
+// that case keeps the hold-back only, docs/spec.md §4).
+func framesBody(c *call, spec forwardSpec) bool {
+	if !c.backend.FramedBodies || c.op != operation.PutObject || spec.length <= 0 || spec.header != nil {
 		return false
 	}
 	if c.backend.ForwardChecksums {

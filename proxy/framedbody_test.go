@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -134,12 +135,13 @@ type failingReader struct{ err error }
 
 func (f failingReader) Read([]byte) (int, error) { return 0, f.err }
 
-// With framing on, a leased PutObject reaches the backend as an unsigned
-// aws-chunked stream with a CRC32 trailer, and an unconditional one as the
-// client's bytes. gofakes3 does not read such streams; the hook decodes
+// With framing on, every PutObject, leased or not (issue 33: only leased
+// ones were, and an unconditional body failing its SHA-256 was stored
+// through a FIN hop), reaches the backend as an unsigned aws-chunked stream
+// with a CRC32 trailer. gofakes3 does not read such streams; the hook decodes
 // and checks them in front of it, as versitygw does (the e2e FIN-hop tests
 // run the real thing).
-func TestConditionalPutIsFramedWhenTheBackendReadsIt(t *testing.T) {
+func TestPutIsFramedWhenTheBackendReadsIt(t *testing.T) {
 	encodings := map[string]string{}
 	var mu sync.Mutex
 	f := newFixtureWith(t, fixtureOptions{framedBodies: true, backendHook: func(r *http.Request) {
@@ -177,11 +179,14 @@ func TestConditionalPutIsFramedWhenTheBackendReadsIt(t *testing.T) {
 	if _, err := f.put(t, "plain", "plain body", nil); err != nil {
 		t.Fatal(err)
 	}
+	if got, err := f.get(t, "plain"); err != nil || got != "plain body" {
+		t.Fatalf("GET plain: %q, %v", got, err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	want := "aws-chunked " + framedTrailer
-	if encodings["small"] != want || encodings["large"] != want || encodings["plain"] != " " {
-		t.Fatalf("backend saw encodings %q; want %q for the conditional PUTs, none for the plain one", encodings, want)
+	if encodings["small"] != want || encodings["large"] != want || encodings["plain"] != want {
+		t.Fatalf("backend saw encodings %q; want %q for every PUT", encodings, want)
 	}
 }
 
@@ -191,4 +196,50 @@ func mustInt(t *testing.T, s string) int64 {
 		t.Errorf("parse %q: %v", s, err)
 	}
 	return n
+}
+
+// An unconditional PUT whose body fails its signed SHA-256 reaches a
+// framing backend with a wrong CRC32 or no final chunk, never as a finished
+// stream with the true CRC32, which a store behind a FIN-closing hop would
+// keep (issue 33: 10 of 20 stored).
+func TestUnconditionalTamperedPutIsNeverAFinishedFrame(t *testing.T) {
+	var mu sync.Mutex
+	var framed, acceptable int
+	// The store reads on after s3cond answered the client: the test waits
+	// for it to have read the request.
+	read := make(chan struct{}, 1)
+	f := newFixtureWith(t, fixtureOptions{framedBodies: true, backendHook: func(r *http.Request) {
+		if r.Method != http.MethodPut || path.Base(r.URL.Path) != "tampered" {
+			return
+		}
+		stream, _ := io.ReadAll(r.Body) // cut short by s3cond's reset, or whole
+		defer func() { read <- struct{}{} }()
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Header.Get("Content-Encoding") != "aws-chunked" {
+			return // the client's bytes: what the old default sent
+		}
+		framed++
+		if payload, crc, finished := parseFramed(t, stream); finished && crc == crc32.ChecksumIEEE(payload) {
+			t.Errorf("the store got a finished frame with the true CRC32 of a body that failed its SHA-256")
+		} else {
+			acceptable++
+		}
+		r.Body = io.NopCloser(bytes.NewReader(nil))
+	}})
+	large := strings.Repeat("t", maxBufferedBody+trailerChunkSize+3)
+	resp := signedRawPut(t, f.proxyURL, "tampered", []byte(large[1:]+"!"), []byte(large), nil)
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("tampered PUT: %d, want 400", resp.StatusCode)
+	}
+	select {
+	case <-read:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the store never read the tampered PUT")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if framed != 1 || acceptable != 1 {
+		t.Fatalf("the store saw %d framed requests, %d of them refusable; want 1 and 1", framed, acceptable)
+	}
 }

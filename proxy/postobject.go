@@ -111,6 +111,11 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.F
 	if err != nil {
 		return nil, err
 	}
+	// A form field is a PutObject header: object lock and SSE-C are
+	// refused here as on a PUT (spec.md §7).
+	if err := refuseUnimplemented(c.backend, operation.PutObject, header, nil); err != nil {
+		return nil, err
+	}
 	if err := p.checkACLHeaders(c, header); err != nil {
 		return nil, err // a form's canned ACL, as a header's (configrefs.go)
 	}

@@ -231,6 +231,10 @@ func TestPostObjectRefusals(t *testing.T) {
 			return append(uploadPolicy(map[string]string{"x-amz-checksum-invalid": "invalid"}).fields(t),
 				field{"key", "uploads/refused"}, field{"x-amz-checksum-invalid", "invalid"})
 		}, 400, "InvalidRequest"},
+		{"object lock, which s3cond does not implement (spec.md §7)", func() []field {
+			return append(uploadPolicy(map[string]string{"x-amz-object-lock-legal-hold": "ON"}).fields(t),
+				field{"key", "uploads/refused"}, field{"x-amz-object-lock-legal-hold", "ON"})
+		}, 501, "NotImplemented"},
 		{"a dot segment in the key", func() []field {
 			return append(uploadPolicy().fields(t), field{"key", "uploads/../refused"})
 		}, 400, "InvalidArgument"},

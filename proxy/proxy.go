@@ -340,8 +340,12 @@ func (c *call) checkValues() error {
 	if c.query, err = checkQuery(c.parsedQuery, c.backend.KeyPolicy); err != nil {
 		return err
 	}
-	c.checkedHeader, err = checkHeaders(c.r.Header)
-	return err
+	if c.checkedHeader, err = checkHeaders(c.r.Header); err != nil {
+		return err
+	}
+	// A well-formed header asking for a write s3cond does not implement is
+	// S3's 501, never a plain write by a store that ignored it.
+	return refuseUnimplemented(c.backend, c.op, c.r.Header, c.parsedQuery)
 }
 
 // route finds what the request addresses, the backend serving it and the

@@ -108,7 +108,7 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	backend.NativeConditional = o.native
 	backend.StoreChecks = o.storeChecks
 	backend.ForwardPayloadHash = o.forwardPayloadHash
-	backend.FramedConditionalBodies = o.framedBodies
+	backend.FramedBodies = o.framedBodies
 	backend.KeyPolicy = o.keyPolicy
 	backend.Buckets = o.bucketMap
 	table := o.leaseTable

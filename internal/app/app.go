@@ -188,6 +188,8 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if err != nil {
 		return nil, nil, err
 	}
+	framed := bodyFraming(ctx, b, creds, log)
+	keeps := storeKeeps(ctx, b, creds, log)
 	// The probe shares the connection pool but not the metrics: health
 	// checks are not client traffic.
 	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, b.Region), CheckRedirect: noRedirects}
@@ -200,14 +202,15 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 			Transport:     sigv4.NewResigner(m.InstrumentTransport(backendhttp.NewSpliceTransport(transport)), creds, b.Region),
 			CheckRedirect: noRedirects,
 		},
-		ForwardChecksums:        b.Checksums == config.ChecksumsForward,
-		ForwardPayloadHash:      b.PayloadHash == config.PayloadHashForward,
-		NativeConditional:       native,
-		StoreChecks:             storeChecks,
-		FramedConditionalBodies: b.ConditionalBodyFraming == config.BodyFramingAWSChunked,
-		WritesInPlace:           b.WritesInPlace || inPlace,
-		KeyPolicy:               keyPolicy,
-		Identity:                backendIdentity(ctx, creds, log),
+		ForwardChecksums:   b.Checksums == config.ChecksumsForward,
+		ForwardPayloadHash: b.PayloadHash == config.PayloadHashForward,
+		NativeConditional:  native,
+		StoreChecks:        storeChecks,
+		FramedBodies:       framed,
+		StoreKeeps:         keeps,
+		WritesInPlace:      b.WritesInPlace || inPlace,
+		KeyPolicy:          keyPolicy,
+		Identity:           backendIdentity(ctx, creds, log),
 	}, backendProbe(probeClient, u), nil
 }
 

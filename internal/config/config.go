@@ -40,6 +40,9 @@ const (
 
 	BodyFramingNone       = "none"
 	BodyFramingAWSChunked = "aws-chunked"
+	// BodyFramingAuto frames when a start-up check finds the store reads
+	// aws-chunked uploads and refuses unfinished ones; none otherwise.
+	BodyFramingAuto = "auto"
 
 	ConditionalLease  = "lease"
 	ConditionalNative = "native"
@@ -141,9 +144,12 @@ type Backend struct {
 	// whose hex SHA-256 the client signed and s3cond verified.
 	PayloadHash string `yaml:"payload_hash"`
 	Conditional string `yaml:"conditional"`
-	// ConditionalBodyFraming says how a leased PutObject's body travels to
-	// the store: "aws-chunked" finishes the stream only once the write may
-	// land, so an abort needs no TCP reset to reach the store.
+	// ConditionalBodyFraming says how a PutObject's body travels to the
+	// store (every PutObject of known length, leased or not; the name is
+	// from when only leased ones were framed): "aws-chunked" finishes the
+	// stream only once the body verified and the write may land, so an
+	// abort needs no TCP reset to reach the store; "auto" (the default)
+	// frames where the store was found to honour it.
 	ConditionalBodyFraming string `yaml:"conditional_body_framing"`
 	// WritesInPlace is for stores that make an upload visible as it
 	// arrives and keep what they got of one cut short (s3rver 3.7): a
@@ -323,9 +329,10 @@ func Default() *Config {
 			Checksums:   ChecksumsForward,
 			PayloadHash: PayloadHashUnsigned,
 			Conditional: ConditionalLease,
-			// Off until a store is known to refuse an unfinished aws-chunked
-			// stream (versitygw v1.8.0 does); issue 24's probe may set it.
-			ConditionalBodyFraming: BodyFramingNone,
+			// Aborts safe by default (issue 33): framed wherever a start-up
+			// check finds the store refuses an unfinished aws-chunked stream
+			// (versitygw v1.8.0 does); the embedded store is never framed.
+			ConditionalBodyFraming: BodyFramingAuto,
 			KeyPolicy:              KeyPolicyStrict,
 			Pool: Pool{
 				MaxIdleConnsPerHost: 256,

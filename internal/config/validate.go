@@ -201,7 +201,7 @@ func validateOneBackend(b Backend, prefix string) error {
 		if b.ConditionalBodyFraming == BodyFramingAWSChunked {
 			// gofakes3 does not decode STREAMING-UNSIGNED-PAYLOAD-TRAILER: it
 			// would store the framing as the object's bytes.
-			return keyError(prefix+".conditional_body_framing", "the embedded backend supports only none: it does not read aws-chunked uploads")
+			return keyError(prefix+".conditional_body_framing", "the embedded backend supports only none or auto (which is none there): it does not read aws-chunked uploads")
 		}
 	case BackendS3:
 		if err := validateURL(b.Endpoint); err != nil {
@@ -225,7 +225,7 @@ func validateOneBackend(b Backend, prefix string) error {
 	if err := oneOf(prefix+".payload_hash", b.PayloadHash, PayloadHashUnsigned, PayloadHashForward); err != nil {
 		return err
 	}
-	if err := oneOf(prefix+".conditional_body_framing", b.ConditionalBodyFraming, BodyFramingNone, BodyFramingAWSChunked); err != nil {
+	if err := oneOf(prefix+".conditional_body_framing", b.ConditionalBodyFraming, BodyFramingAuto, BodyFramingNone, BodyFramingAWSChunked); err != nil {
 		return err
 	}
 	if err := validateConditional(b, prefix); err != nil {
