@@ -136,6 +136,11 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		AnonymousRead:      keyring.AnonymousAllowed,
 		PostFormTimeout:    cfg.Server.PostFormTimeout,
 		MaxUnauthenticated: cfg.Server.MaxUnauthenticatedRequests,
+		WritePolicy: proxy.WritePolicy{
+			RequireConditionalWrites:  access.BucketMatcher(cfg.RequireConditionalWrites),
+			RequireConditionalDeletes: access.BucketMatcher(cfg.RequireConditionalDeletes),
+			CreateOnly:                access.BucketMatcher(cfg.CreateOnly),
+		},
 	})
 	a.Handler = prx
 	// Closers run last-added first: lease releases still running in the

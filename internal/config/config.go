@@ -80,6 +80,10 @@ type Config struct {
 	Keys     []Key     `yaml:"keys"`
 	// Anonymous grants unsigned clients read access to some buckets.
 	Anonymous Anonymous `yaml:"anonymous"`
+	Lease     Lease     `yaml:"lease"`
+	Admin     Admin     `yaml:"admin"`
+	Log       Log       `yaml:"log"`
+
 	// The write policies list client buckets (names, "*" or patterns, as
 	// for keys) whose writes must carry more than S3 asks by default; see
 	// proxy/writepolicy.go. RequireConditionalWrites refuses a PutObject,
@@ -90,9 +94,6 @@ type Config struct {
 	RequireConditionalWrites  []string `yaml:"require_conditional_writes,flow,omitempty"`
 	RequireConditionalDeletes []string `yaml:"require_conditional_deletes,flow,omitempty"`
 	CreateOnly                []string `yaml:"create_only,flow,omitempty"`
-	Lease     Lease     `yaml:"lease"`
-	Admin     Admin     `yaml:"admin"`
-	Log       Log       `yaml:"log"`
 }
 
 // Server is the client-facing S3 API.
