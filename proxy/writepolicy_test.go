@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -235,4 +236,39 @@ func TestRequireConditionalDeletes(t *testing.T) {
 	}
 	f.expectMissing(t, "a")
 	f.requireBody(t, "b", "b")
+}
+
+// TestCreateOnlyRacingLegacyWritersHaveOneWinner: unconditional writers that
+// race on a free key of a create_only bucket go through the lease as
+// If-None-Match: * does, so exactly one body is stored and the rest are told
+// so (gofakes3, the store here, would let every one of them overwrite).
+func TestCreateOnlyRacingLegacyWritersHaveOneWinner(t *testing.T) {
+	f := newFixtureWith(t, fixtureOptions{writePolicy: WritePolicy{CreateOnly: onlyTestBucket}})
+	const writers = 8
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	winners, lost := []string{}, 0
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := strings.Repeat(string(rune('a'+i)), 100)
+			_, err := f.put(t, "race", body, nil)
+			mu.Lock()
+			defer mu.Unlock()
+			switch code := errorCode(err); {
+			case err == nil:
+				winners = append(winners, body)
+			case code == "PreconditionFailed" || code == "ConditionalRequestConflict":
+				lost++
+			default:
+				t.Errorf("writer %d: unexpected %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(winners) != 1 || lost != writers-1 {
+		t.Fatalf("%d winners and %d losers, want exactly one winner", len(winners), lost)
+	}
+	f.requireBody(t, "race", winners[0])
 }
