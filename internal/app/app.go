@@ -136,11 +136,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		AnonymousRead:      keyring.AnonymousAllowed,
 		PostFormTimeout:    cfg.Server.PostFormTimeout,
 		MaxUnauthenticated: cfg.Server.MaxUnauthenticatedRequests,
-		WritePolicy: proxy.WritePolicy{
-			RequireConditionalWrites:  access.BucketMatcher(cfg.RequireConditionalWrites),
-			RequireConditionalDeletes: access.BucketMatcher(cfg.RequireConditionalDeletes),
-			CreateOnly:                access.BucketMatcher(cfg.CreateOnly),
-		},
+		WritePolicy:        writePolicy(cfg, log),
 	})
 	a.Handler = prx
 	// Closers run last-added first: lease releases still running in the
