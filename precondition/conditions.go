@@ -115,6 +115,15 @@ func ForETag(etag string) Conditions {
 	return Conditions{kind: kindMatchTag, etags: []string{CanonicalETag(etag)}}
 }
 
+// Create is If-None-Match: *, for a write s3cond itself takes as a create
+// (a create_only bucket's unconditional writes).
+func Create() Conditions { return Conditions{kind: kindCreate} }
+
+// HasIfMatch reports whether If-Match (ETags or "*") is present: what a
+// bucket that requires conditional deletes asks of a delete, whatever its
+// size and time conditions.
+func (c Conditions) HasIfMatch() bool { return c.kind == kindMatchAny || c.kind == kindMatchTag }
+
 // Active reports whether any condition is present.
 func (c Conditions) Active() bool { return c.kind != kindNone || c.deleteIf.active() }
 

@@ -51,6 +51,10 @@ func (p *Proxy) serveConditional(c *call) bool {
 	} else {
 		conds, err = precondition.ParseWrite(c.r.Header)
 	}
+	var added bool
+	if err == nil {
+		conds, added, err = p.policyConditions(c, conds) // writepolicy.go
+	}
 	if err != nil {
 		p.fail(c, err)
 		return true
@@ -62,7 +66,7 @@ func (p *Proxy) serveConditional(c *call) bool {
 	case !conds.Active():
 		cond = precondition.AnyState{}
 	case c.backend.NativeConditional:
-		p.forward(c, p.clientBody(c))
+		p.forward(c, p.nativeSpec(c, added))
 		return true
 	case p.leases == nil:
 		p.fail(c, s3err.Newf(s3err.NotImplemented, "Conditional writes need a lease store, and none is configured."))

@@ -58,6 +58,10 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 			result.Errors = append(result.Errors, entryError(o, err))
 			continue
 		}
+		if err := p.deleteEntryPolicy(c, o); err != nil {
+			result.Errors = append(result.Errors, entryError(o, err))
+			continue
+		}
 		accepted = append(accepted, o)
 	}
 

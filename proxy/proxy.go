@@ -82,6 +82,8 @@ type Proxy struct {
 	// unauthenticated caps the requests in flight not yet verified
 	// (unauthenticated.go).
 	unauthenticated unauthenticatedSlots
+	// writePolicy is the buckets' write policies (writepolicy.go).
+	writePolicy WritePolicy
 }
 
 // Options configure a Proxy.
@@ -133,6 +135,9 @@ type Options struct {
 	// passed signature or policy verification; past it, 503 SlowDown.
 	// Default DefaultMaxUnauthenticated.
 	MaxUnauthenticated int
+	// WritePolicy names the buckets that refuse unconditional writes or
+	// deletes, or take unconditional writes as creates. Default: none.
+	WritePolicy WritePolicy
 }
 
 // New builds the proxy and its middleware chain.
@@ -165,6 +170,7 @@ func New(o Options) *Proxy {
 	p.writeIdleTimeout = orDefault(o.WriteIdleTimeout, DefaultWriteIdleTimeout)
 	p.postFormTimeout = orDefault(o.PostFormTimeout, DefaultPostFormTimeout)
 	p.unauthenticated = newUnauthenticatedSlots(o.MaxUnauthenticated)
+	p.writePolicy = o.WritePolicy.withDefaults()
 	// Every method and path is serveS3's to classify (or refuse, in S3's
 	// words), so there is nothing to route: the middleware chain alone. A
 	// chi.Mux with a catch-all route cost four allocations per request (its

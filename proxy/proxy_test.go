@@ -100,6 +100,8 @@ type fixtureOptions struct {
 	writeIdleTimeout time.Duration
 	// storeChecks are the conditions leased writes still send the store.
 	storeChecks StoreChecks
+	// writePolicy is the buckets' write policies (writepolicy.go).
+	writePolicy WritePolicy
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
@@ -131,6 +133,7 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 		Observer:           o.observer,
 		BodyIdleTimeout:    o.bodyIdleTimeout,
 		WriteIdleTimeout:   o.writeIdleTimeout,
+		WritePolicy:        o.writePolicy,
 	})
 	front := httptest.NewServer(p)
 	t.Cleanup(front.Close)

@@ -101,6 +101,13 @@ func (k *Keyring) AnonymousAllowed(bucket string) bool {
 	return bucket != "" && matchesAny(k.anonymousRead, bucket)
 }
 
+// BucketMatcher reports whether a client bucket is one of patterns (names,
+// "*" or path.Match patterns, as for keys): config's write policies.
+func BucketMatcher(patterns []string) func(bucket string) bool {
+	patterns = append([]string(nil), patterns...)
+	return func(bucket string) bool { return bucket != "" && matchesAny(patterns, bucket) }
+}
+
 // matchesAny reports whether bucket is one of patterns: a name, "*" for
 // all, or a path.Match pattern.
 func matchesAny(patterns []string, bucket string) bool {

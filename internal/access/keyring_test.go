@@ -110,3 +110,21 @@ func TestAnonymousReadGrant(t *testing.T) {
 		t.Error("the anonymous grant leaked into the keyed grants (empty access key ID)")
 	}
 }
+
+func TestBucketMatcherTakesPatternsAsGrantsDo(t *testing.T) {
+	match := BucketMatcher([]string{"ledger", "archive-*", "team-?"})
+	for bucket, want := range map[string]bool{
+		"ledger": true, "archive-2026": true, "team-a": true,
+		"ledgers": false, "archive": false, "team-ab": false, "": false,
+	} {
+		if got := match(bucket); got != want {
+			t.Errorf("match(%q) = %v, want %v", bucket, got, want)
+		}
+	}
+	if BucketMatcher(nil)("ledger") {
+		t.Error("an empty policy matched a bucket")
+	}
+	if !BucketMatcher([]string{"*"})("any-bucket") {
+		t.Error(`"*" did not match every bucket`)
+	}
+}

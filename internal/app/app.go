@@ -136,6 +136,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		AnonymousRead:      keyring.AnonymousAllowed,
 		PostFormTimeout:    cfg.Server.PostFormTimeout,
 		MaxUnauthenticated: cfg.Server.MaxUnauthenticatedRequests,
+		WritePolicy:        writePolicy(cfg, log),
 	})
 	a.Handler = prx
 	// Closers run last-added first: lease releases still running in the

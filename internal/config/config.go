@@ -86,6 +86,17 @@ type Config struct {
 	Lease     Lease     `yaml:"lease"`
 	Admin     Admin     `yaml:"admin"`
 	Log       Log       `yaml:"log"`
+
+	// The write policies list client buckets (names, "*" or patterns, as
+	// for keys) whose writes must carry more than S3 asks by default; see
+	// proxy/writepolicy.go. RequireConditionalWrites refuses a PutObject,
+	// CopyObject or CompleteMultipartUpload without If-None-Match or
+	// If-Match, as S3 does under a bucket policy on s3:if-none-match /
+	// s3:if-match; RequireConditionalDeletes refuses a delete without
+	// If-Match; CreateOnly takes every unconditional write as If-None-Match: *.
+	RequireConditionalWrites  []string `yaml:"require_conditional_writes,flow,omitempty"`
+	RequireConditionalDeletes []string `yaml:"require_conditional_deletes,flow,omitempty"`
+	CreateOnly                []string `yaml:"create_only,flow,omitempty"`
 }
 
 // Server is the client-facing S3 API.

@@ -33,6 +33,7 @@ func (c *Config) Validate() error {
 		c.validateBackend,
 		c.validateKeys,
 		c.validateAnonymous,
+		c.validateWritePolicies,
 		c.validateLease,
 		c.validateAdmin,
 		c.validateLog,
