@@ -132,6 +132,7 @@ func sendFramed(ctx context.Context, s *store, opts Options, key string, end fra
 	if err := signer.SignHTTP(ctx, creds, req, payloadHash, "s3", opts.Region, time.Now()); err != nil {
 		return 0, fmt.Errorf("sign the framed upload: %w", err)
 	}
+	s.written.wrote(key) // cleanup deletes only what the probe recorded writing
 	resp, err := s.pools[1].Do(req)
 	if err != nil {
 		if end == framedCutOff {

@@ -72,6 +72,7 @@ func checkAbortInitiatedTime(ctx context.Context, s *store) Result {
 	if err != nil {
 		return Result{Verdict: Error, Detail: "CreateMultipartUpload: " + answered(0, nil, err).String()}
 	}
+	s.written.started(key, aws.ToString(created.UploadId)) // aborted by cleanup if the check leaves it open
 	wrong := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	_, err = s.c().AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &s.bucket, Key: &key,
 		UploadId: created.UploadId, IfMatchInitiatedTime: &wrong})
