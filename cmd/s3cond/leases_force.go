@@ -13,7 +13,7 @@ import (
 // renewed) within lease.timeout: a holder that renews is alive, and its
 // write may still be running at the store (issue 33 finding 5: a released
 // live holder's copy landed after a second writer's acknowledged create).
-var errLiveHolder = errors.New("the row's holder renewed it within lease.timeout: it is alive")
+var errLiveHolder = errors.New("the row's holder renewed it within its lease timeout: it is alive")
 
 // refuseLiveHolder reads f's row and refuses to release it while its last
 // write is younger than the plain lease timeout. A row it cannot date (no
@@ -33,10 +33,10 @@ func refuseLiveHolder(ctx context.Context, f leasesFlags, env []string) error {
 			continue
 		}
 		age, ok := lastWriteAge(r, view, time.Now())
-		if ok && age < cfg.Lease.Timeout {
-			return fmt.Errorf("%w: %s (etag %s, owner %s) was written %s ago, within lease.timeout (%s); not released. "+
+		if live := max(cfg.Lease.Timeout, r.Timeout); ok && age < live {
+			return fmt.Errorf("%w: %s (etag %s, owner %s) was written %s ago, within its lease timeout (%s); not released. "+
 				"Releasing a live holder's lease lets a second writer in while its write may still land; add --force only if you know it cannot",
-				errLiveHolder, f.path, f.etag, printable(r.Owner), age.Round(time.Millisecond), cfg.Lease.Timeout)
+				errLiveHolder, f.path, f.etag, printable(r.Owner), age.Round(time.Millisecond), live)
 		}
 	}
 	return nil

@@ -28,8 +28,18 @@ func TestLeasesReleaseRefusesALiveHolderUnlessForced(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A sized lease (a copy's, 5 min) is renewed only at half its length:
+	// written a minute ago, its holder is alive.
+	if _, err := table.Create(context.Background(), dynamolease.Record{Path: "b/copying", ETag: "*", Generation: 4,
+		Timeout: 5 * time.Minute, TTL: writtenAgo(time.Minute), Owner: "holder:9#tok/2"}); err != nil {
+		t.Fatal(err)
+	}
 	adminSrv := runningAdmin(t, dir, table)
 	env := []string{"S3COND_DATA_DIR=" + dir, "S3COND_LEASE_STORE=memory", "S3COND_ADMIN_LISTEN=" + strings.TrimPrefix(adminSrv.URL, "http://")}
+
+	if _, err := runCmd(t, env, "leases", "release", "b/copying", "--generation", "4", "--yes"); !errors.Is(err, errLiveHolder) {
+		t.Fatalf("release of a sized row written a minute ago: %v; want a refusal", err)
+	}
 
 	_, err := runCmd(t, env, "leases", "release", "b/live", "--generation", "4", "--yes")
 	if !errors.Is(err, errLiveHolder) || !strings.Contains(err.Error(), "--force") {
