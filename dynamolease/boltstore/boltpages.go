@@ -45,6 +45,13 @@ const (
 	freelistMaxSize = 0xFFFF // a count this large is kept in the first element
 )
 
+// maxTreeDepth bounds how deep the walk follows branch pages and nested
+// buckets. A lease file's tree is a few levels deep (bbolt splits pages of
+// kilobytes, and the store nests one bucket); a crafted chain of a hundred
+// thousand branch pages would otherwise recurse that deep and build an
+// error naming every level.
+const maxTreeDepth = 64
+
 var ne = binary.NativeEndian // bbolt writes its integers in the machine's order
 
 // pageWalk checks one file's pages; visited catches cycles and pages
@@ -54,6 +61,7 @@ type pageWalk struct {
 	pageSize uint64
 	hwm      uint64 // the meta's page count: no page lies at or above it
 	visited  map[uint64]bool
+	depth    int // pages between the root and the page being checked
 }
 
 // boltMeta is the part of a meta page the walk needs.

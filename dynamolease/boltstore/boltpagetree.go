@@ -4,6 +4,11 @@ import "fmt"
 
 // tree checks the B+tree rooted at page id: a bucket's pages (boltpages.go).
 func (w *pageWalk) tree(id uint64) error {
+	if w.depth >= maxTreeDepth {
+		return fmt.Errorf("page %d: more than %d levels of pages below the root", id, maxTreeDepth)
+	}
+	w.depth++
+	defer func() { w.depth-- }()
 	p, flags, err := w.page(id, "bucket")
 	if err != nil {
 		return err
