@@ -136,6 +136,10 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		AnonymousRead:      keyring.AnonymousAllowed,
 		PostFormTimeout:    cfg.Server.PostFormTimeout,
 		MaxUnauthenticated: cfg.Server.MaxUnauthenticatedRequests,
+		// Per-address and signed budgets (docs/security.md, "Bounds per
+		// source and stage").
+		MaxUnauthenticatedPerSource: cfg.Server.MaxUnauthenticatedRequestsPerAddress,
+		MaxSignatureChecks:          cfg.Server.MaxSignatureChecks,
 	})
 	a.Handler = prx
 	// Closers run last-added first: lease releases still running in the
