@@ -13,10 +13,10 @@ import (
 // connections: per client address, how many have not authenticated; and
 // which connections are idle between requests, oldest first.
 type sourceBook struct {
-	mu              sync.Mutex
+	mu                 sync.Mutex
 	maxUnauthenticated int
-	unauthenticated map[string]int
-	idle            *list.List // of *Conn, in the order they became idle
+	unauthenticated    map[string]int
+	idle               *list.List // of *Conn, in the order they became idle
 }
 
 func newSourceBook(maxPerSource int) sourceBook {
