@@ -2,6 +2,7 @@ package app
 
 import (
 	stdlog "log"
+	"math"
 	"net"
 	"net/http"
 	"time"
@@ -44,10 +45,11 @@ func (a *App) adminServer(o ServeOptions) (*http.Server, net.Listener) {
 	if idle <= 0 {
 		idle = DefaultAdminIdleTimeout
 	}
-	// Nobody authenticates per connection here, so one address may hold
-	// all of them: the cap alone bounds the listener.
+	// Nobody authenticates per connection here, and Prometheus and the
+	// operator usually share an address: the cap alone bounds the listener
+	// (past it, a 503, not a connection closed unanswered).
 	capped := frontconn.NewCappedListener(o.AdminListener,
-		frontconn.Limits{MaxConnections: maxConns, MaxUnauthenticatedPerSource: maxConns})
+		frontconn.Limits{MaxConnections: maxConns, MaxUnauthenticatedPerSource: math.MaxInt})
 	srv := &http.Server{
 		Handler:           refusePastTheCap(a.AdminHandler),
 		ReadHeaderTimeout: adminReadHeaderTimeout,
