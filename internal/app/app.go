@@ -109,12 +109,12 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	}
 	a.Readiness = admin.NewReadiness(probeTimeout, readinessCacheFor,
 		append([]admin.Probe{{Name: "lease_store", Check: leaseProbe}}, probes...)...)
-	releaseToken, err := a.createAdminToken(cfg, log)
+	adminToken, err := a.createAdminToken(cfg, log)
 	if err != nil {
 		return nil, err
 	}
 	a.AdminHandler = withLeaseEndpoints(admin.Handler(a.Registry, a.Readiness), a.leaseTable, cfg.Lease,
-		releaseToken, log.With().Str("component", "admin").Logger())
+		adminToken, releasesThroughAdmin(cfg), log.With().Str("component", "admin").Logger())
 	keyring := access.NewKeyring(cfg.Keys, access.AnonymousRead(cfg.Anonymous.Buckets))
 	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
 	verifier.MaxSkew = cfg.Server.MaxSkew
