@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/tabletest"
 )
 
 // A page reads a bounded run of the cursor; following the positions lists
@@ -51,4 +52,13 @@ func TestListPageFollowsTheCursor(t *testing.T) {
 	if _, _, err := table.ListPage(context.Background(), "", "\xff\xff\xff", 2); err != dynamolease.ErrBadPosition {
 		t.Fatalf("a forged position: %v, want ErrBadPosition", err)
 	}
+}
+
+func TestBoltListPageSuite(t *testing.T) {
+	table, err := Open(filepath.Join(t.TempDir(), "leases.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer table.Close()
+	tabletest.RunPageLister(t, table)
 }
