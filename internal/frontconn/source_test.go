@@ -2,6 +2,7 @@ package frontconn
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -131,5 +132,24 @@ func TestSourceGroupsIPv6By64(t *testing.T) {
 		if got := Source(addr); got != want {
 			t.Errorf("Source(%q) = %q, want %q", addr, got, want)
 		}
+	}
+}
+
+// Under TLS, the server's hooks see the *tls.Conn: the book still finds
+// the TCP connection beneath, to free its address's share and to shed it
+// when idle.
+func TestCappedListenerSeesThroughTLS(t *testing.T) {
+	l := newListener(t, Limits{MaxConnections: 1, MaxUnauthenticatedPerSource: 1})
+	dialFrom(t, l, "127.0.0.2")
+	c := acceptNext(t, l, "127.0.0.2")
+	wrapped := tls.Server(c, &tls.Config{})
+	Authenticated(NewContext(context.Background(), wrapped))
+	l.ConnState(wrapped, http.StateIdle)
+	if c.unauthenticated || c.idleSince == nil {
+		t.Fatalf("through TLS: unauthenticated=%v idle=%v, want authenticated and idle", c.unauthenticated, c.idleSince != nil)
+	}
+	dialFrom(t, l, "127.0.0.2")
+	if next := acceptNext(t, l, "127.0.0.2"); next.refused {
+		t.Fatal("the idle TLS connection was not shed for a new one")
 	}
 }
