@@ -305,7 +305,7 @@ func Default() *Config {
 			// A page uploads over a few connections; an office behind one
 			// NAT address has many pages.
 			MaxUnauthenticatedRequestsPerAddress:    32,
-			MaxUnauthenticatedConnectionsPerAddress: 128,
+			MaxUnauthenticatedConnectionsPerAddress: 512,
 			MaxSignatureChecks:                      1024,
 			PostFormTimeout:                         30 * time.Second,
 		},

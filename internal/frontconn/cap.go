@@ -15,7 +15,7 @@ const (
 	// DefaultMaxUnauthenticatedPerSource is the per-address cap on
 	// connections none of whose requests has authenticated yet, when none
 	// is configured.
-	DefaultMaxUnauthenticatedPerSource = 128
+	DefaultMaxUnauthenticatedPerSource = 512
 	// MaxRefusing is how many connections past the cap may be open at once
 	// to be told 503 SlowDown; past that, new connections wait in the
 	// kernel's accept queue until one closes.
