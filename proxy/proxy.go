@@ -206,9 +206,9 @@ type call struct {
 	// copySource is the parsed X-Amz-Copy-Source of a CopyObject or
 	// UploadPartCopy (nil otherwise); the backend's header is built from it.
 	copySource *copySource
-	// leaveAdmission gives back the slot the call holds among requests not
-	// yet verified (unauthenticated.go); nil when it holds none.
-	leaveAdmission func()
+	// admission is the slot the call holds among requests not yet
+	// verified (unauthenticated.go); the zero slot when it holds none.
+	admission slot
 	// completeBody is the part list of a CompleteMultipartUpload as s3cond
 	// rewrote it from the checked parts (completebody.go).
 	completeBody []byte

@@ -65,32 +65,59 @@ func claimsSignature(r *http.Request) bool {
 		(r.Header["Authorization"] != nil || strings.Contains(r.URL.RawQuery, "Signature="))
 }
 
+// slot is the admission budget a call holds a slot of, until it is
+// verified or answered; the zero slot holds none. A value, not a closure,
+// so admitting a request allocates nothing.
+type slot struct {
+	held   slotKind
+	source string // for unauthenticatedSlot: the client address
+}
+
+type slotKind uint8
+
+const (
+	noSlot slotKind = iota
+	signedSlot
+	unauthenticatedSlot
+)
+
 // enterSigned takes a slot of the signature checks, or reports none free.
-func (a *admission) enterSigned() (leave func(), ok bool) {
+func (a *admission) enterSigned() (slot, bool) {
 	select {
 	case a.signed <- struct{}{}:
-		return func() { <-a.signed }, true
+		return slot{held: signedSlot}, true
 	default:
-		return nil, false
+		return slot{}, false
 	}
 }
 
 // enterUnauthenticated takes a slot of source's and of everyone's
 // unauthenticated work, or reports none free.
-func (a *admission) enterUnauthenticated(source string) (leave func(), ok bool) {
+func (a *admission) enterUnauthenticated(source string) (slot, bool) {
 	a.mu.Lock()
 	if a.perSource[source] >= a.maxPerSource {
 		a.mu.Unlock()
-		return nil, false
+		return slot{}, false
 	}
 	a.perSource[source]++
 	a.mu.Unlock()
 	select {
 	case a.unauthenticated <- struct{}{}:
-		return func() { <-a.unauthenticated; a.leaveSource(source) }, true
+		return slot{held: unauthenticatedSlot, source: source}, true
 	default:
 		a.leaveSource(source)
-		return nil, false
+		return slot{}, false
+	}
+}
+
+// leave gives s back.
+func (a *admission) leave(s slot) {
+	switch s.held {
+	case signedSlot:
+		<-a.signed
+	case unauthenticatedSlot:
+		<-a.unauthenticated
+		a.leaveSource(s.source)
 	}
 }
 
@@ -106,28 +133,26 @@ func (a *admission) leaveSource(source string) {
 // SlowDown (and closes the connection: fail does for a request that never
 // authenticated).
 func (p *Proxy) enterUnauthenticated(c *call) bool {
-	var leave func()
+	var s slot
 	var ok bool
 	if claimsSignature(c.r) {
-		leave, ok = p.admission.enterSigned()
+		s, ok = p.admission.enterSigned()
 	} else {
-		leave, ok = p.admission.enterUnauthenticated(frontconn.Source(c.r.RemoteAddr))
+		s, ok = p.admission.enterUnauthenticated(frontconn.Source(c.r.RemoteAddr))
 	}
 	if !ok {
 		p.fail(c, s3err.Newf(s3err.SlowDown, "Please reduce your request rate: too many requests are being authenticated."))
 		return false
 	}
-	c.leaveAdmission = leave
+	c.admission = s
 	return true
 }
 
 // leaveUnauthenticated gives c's slot back, once, when it is verified or
 // answered.
 func (p *Proxy) leaveUnauthenticated(c *call) {
-	if c.leaveAdmission != nil {
-		c.leaveAdmission()
-		c.leaveAdmission = nil
-	}
+	p.admission.leave(c.admission)
+	c.admission = slot{}
 }
 
 // closeIfUnauthenticated asks net/http to close c's connection after its
