@@ -49,7 +49,7 @@ func (a *App) adminServer(o ServeOptions) (*http.Server, net.Listener) {
 	// operator usually share an address: the cap alone bounds the listener
 	// (past it, a 503, not a connection closed unanswered).
 	capped := frontconn.NewCappedListener(o.AdminListener,
-		frontconn.Limits{MaxConnections: maxConns, MaxUnauthenticatedPerSource: math.MaxInt})
+		frontconn.Limits{MaxConnections: maxConns, MaxUnauthenticatedPerSource: math.MaxInt, Closed: a.connections.Closed("admin")})
 	srv := &http.Server{
 		Handler:           refusePastTheCap(a.AdminHandler),
 		ReadHeaderTimeout: adminReadHeaderTimeout,

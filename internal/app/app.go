@@ -64,7 +64,10 @@ type App struct {
 	// leaseTable is the lease store as opened, for GET /leases and POST
 	// /leases/release (leases.go).
 	leaseTable dynamolease.Table
-	closers    []func(context.Context) error
+	// connections counts what the listeners' caps close (adminserve.go,
+	// serve.go).
+	connections *metrics.Connections
+	closers     []func(context.Context) error
 }
 
 // Close stops the embedded store and closes the lease store, in reverse order of opening.
@@ -86,6 +89,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	}()
 	a.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(a.Registry)
+	a.connections = metrics.NewConnections(a.Registry)
 
 	backend, backendProbe, err := a.buildBackend(ctx, cfg, cfg.Backend, "backend", m, log)
 	if err != nil {

@@ -63,7 +63,7 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 	// The cap sits under TLS too: a connection past it costs a handshake
 	// and a 503, never more than frontconn.RefusalDeadline.
 	capped := frontconn.NewCappedListener(o.Listener, frontconn.Limits{MaxConnections: o.MaxConnections,
-		MaxUnauthenticatedPerSource: o.MaxUnauthenticatedConnectionsPerSource})
+		MaxUnauthenticatedPerSource: o.MaxUnauthenticatedConnectionsPerSource, Closed: a.connections.Closed("s3")})
 	srv := &http.Server{
 		Handler:           countInFlight(a.Handler, &inFlight),
 		ReadHeaderTimeout: 30 * time.Second,

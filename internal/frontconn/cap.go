@@ -36,7 +36,23 @@ type Limits struct {
 	// included (<= 0: DefaultMaxUnauthenticatedPerSource). Past it a new
 	// connection from that address is closed at once.
 	MaxUnauthenticatedPerSource int
+	// Closed, when set, is told each connection the cap closes or refuses,
+	// by reason (ClosedIdle, ClosedAddressCap, RefusedPastCap), for
+	// metrics. It is called from Accept, so it must not block.
+	Closed func(reason string)
 }
+
+// Reasons the cap closes or refuses a connection (Limits.Closed).
+const (
+	// ClosedIdle: the connection idle longest, closed for a new one.
+	ClosedIdle = "idle_shed"
+	// ClosedAddressCap: a new connection from an address holding its
+	// share of unauthenticated connections, closed unanswered.
+	ClosedAddressCap = "address_cap"
+	// RefusedPastCap: a new connection past the cap with none idle,
+	// answered 503 and closed.
+	RefusedPastCap = "refused"
+)
 
 // CappedListener is a Listener that keeps at most Limits.MaxConnections
 // connections open. When they are all open, the connection that has been
@@ -54,6 +70,7 @@ type CappedListener struct {
 	closed          chan struct{}
 	closeOnce       sync.Once
 	sources         sourceBook
+	onClosed        func(reason string)
 }
 
 // NewCappedListener caps inner by limits.
@@ -66,7 +83,13 @@ func NewCappedListener(inner net.Listener, limits Limits) *CappedListener {
 	}
 	return &CappedListener{Listener: inner, slots: make(chan struct{}, limits.MaxConnections),
 		refusing: make(chan struct{}, MaxRefusing), closed: make(chan struct{}),
-		sources: newSourceBook(limits.MaxUnauthenticatedPerSource)}
+		sources: newSourceBook(limits.MaxUnauthenticatedPerSource), onClosed: limits.Closed}
+}
+
+func (l *CappedListener) count(reason string) {
+	if l.onClosed != nil {
+		l.onClosed(reason)
+	}
 }
 
 // Accept returns the next connection, a *Conn for TCP, holding a slot
@@ -85,6 +108,7 @@ func (l *CappedListener) Accept() (net.Conn, error) {
 		}
 		if !l.sources.admit(fc) {
 			_ = fc.TCPConn.Close()
+			l.count(ClosedAddressCap)
 			continue
 		}
 		return l.takeSlot(fc)
@@ -101,6 +125,7 @@ func (l *CappedListener) takeSlot(fc *Conn) (net.Conn, error) {
 		// Its Close gives its slot back; a client's keep-alive
 		// connection closed between requests is reopened by the client.
 		_ = oldest.Close()
+		l.count(ClosedIdle)
 		if l.trySlot(fc) {
 			return fc, nil
 		}
@@ -111,6 +136,7 @@ func (l *CappedListener) takeSlot(fc *Conn) (net.Conn, error) {
 	case l.refusing <- struct{}{}:
 		fc.release = l.releaseRefusing
 		fc.refuse(time.Now().Add(RefusalDeadline))
+		l.count(RefusedPastCap)
 	case <-l.closed:
 		l.sources.forget(fc)
 		_ = fc.TCPConn.Close()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -67,7 +68,9 @@ func newListener(t *testing.T, limits Limits) *CappedListener {
 // authenticated (issue 32, finding 2); another address is served, and an
 // authenticated connection frees its share.
 func TestCappedListenerBoundsUnauthenticatedConnectionsPerSource(t *testing.T) {
-	l := newListener(t, Limits{MaxConnections: 10, MaxUnauthenticatedPerSource: 2})
+	var closed []string
+	l := newListener(t, Limits{MaxConnections: 10, MaxUnauthenticatedPerSource: 2,
+		Closed: func(reason string) { closed = append(closed, reason) }})
 	dialFrom(t, l, "127.0.0.2")
 	first := acceptNext(t, l, "127.0.0.2")
 	dialFrom(t, l, "127.0.0.2")
@@ -92,13 +95,17 @@ func TestCappedListenerBoundsUnauthenticatedConnectionsPerSource(t *testing.T) {
 	if !closedByServer(t, refused) {
 		t.Fatal("a share was given back twice (authenticated, then closed)")
 	}
+	if strings.Join(closed, ",") != ClosedAddressCap+","+ClosedAddressCap {
+		t.Fatalf("the cap reported %v, want two address_cap closings", closed)
+	}
 }
 
 // Under the cap, the connection idle longest is closed for a new one
 // (issue 32, finding 2: idle keep-alive connections filled the cap); an
 // active one never is, and with none idle the new one is refused.
 func TestCappedListenerShedsTheOldestIdleConnection(t *testing.T) {
-	l := newListener(t, Limits{MaxConnections: 2})
+	var closed []string
+	l := newListener(t, Limits{MaxConnections: 2, Closed: func(reason string) { closed = append(closed, reason) }})
 	aClient, bClient := dialFrom(t, l, "127.0.0.1"), dialFrom(t, l, "127.0.0.1")
 	a, b := acceptNext(t, l, "127.0.0.1"), acceptNext(t, l, "127.0.0.1")
 	l.ConnState(a, http.StateIdle)
@@ -118,6 +125,9 @@ func TestCappedListenerShedsTheOldestIdleConnection(t *testing.T) {
 	_ = bClient.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	if _, err := bClient.Read(make([]byte, 1)); !isTimeout(err) {
 		t.Fatalf("an active connection was closed: %v", err)
+	}
+	if strings.Join(closed, ",") != ClosedIdle+","+RefusedPastCap {
+		t.Fatalf("the cap reported %v, want idle_shed then refused", closed)
 	}
 }
 
