@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/s3cond/s3cond/internal/testservers"
 )
 
 // The attack of issue 32, findings 1 and 2, from one client address.
@@ -271,7 +274,9 @@ func (a *attack) idleConnection(t *testing.T, dialer *net.Dialer, hostport strin
 // idle longest is closed for it, and the new client is served.
 func TestIdleConnectionsAreShedBeforeANewOneIsRefused(t *testing.T) {
 	const maxConnections = 32
-	e := NewEnv(t, WithProcessEnv(fmt.Sprintf("S3COND_SERVER_MAX_CONNECTIONS=%d", maxConnections)))
+	adminAddr := testservers.FreeAddr(t)
+	e := NewEnv(t, WithProcessEnv(fmt.Sprintf("S3COND_SERVER_MAX_CONNECTIONS=%d", maxConnections),
+		"S3COND_ADMIN_LISTEN="+adminAddr))
 	e.RequireProxy(t)
 	CreateBucket(t, e.Client(t, e.RW), "bounds")
 	if _, err := e.Client(t, e.RW).PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String("bounds"),
@@ -293,5 +298,11 @@ func TestIdleConnectionsAreShedBeforeANewOneIsRefused(t *testing.T) {
 	if refused > 0 {
 		t.Errorf("%d of %d new clients were refused while idle connections held the cap of %d",
 			refused, 2*maxConnections, maxConnections)
+	}
+	// Operators see it: at least one idle connection per client past the cap.
+	metrics := scrape(t, "http://"+adminAddr+"/metrics")
+	shed := regexp.MustCompile(`(?m)^s3cond_connections_closed_total\{listener="s3",reason="idle_shed"\} (\d+)$`).FindStringSubmatch(metrics)
+	if shed == nil || shed[1] == "0" {
+		t.Errorf("s3cond_connections_closed_total{listener=\"s3\",reason=\"idle_shed\"}: %v, want the shed connections counted", shed)
 	}
 }
