@@ -143,7 +143,7 @@ func TestLeasesReleaseEmbeddedAfterKill(t *testing.T) {
 
 	const path = "leases/held"
 	abandonUpload := startHeldUpload(t, e, p.Endpoint, path, func() bool {
-		out, _, err := leasesCommand(t, env, "list", "--held", "--json", "--admin", adminAddr)
+		out, _, err := leasesCommand(t, env, "list", "--held", "--json", "--admin", adminAddr, "--admin-token-file", tokenFile)
 		return err == nil && strings.Contains(out, `"path": "`+path+`"`)
 	})
 	killedPID := p.Process.Pid()

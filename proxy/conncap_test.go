@@ -32,7 +32,7 @@ func getOn(t *testing.T, conn net.Conn, reader *bufio.Reader) (*http.Response, s
 // and closed (issue 23, item 2: nothing capped connections).
 func TestConnectionPastTheCapIsToldToSlowDown(t *testing.T) {
 	front := httptest.NewUnstartedServer(formProxy(Options{}))
-	front.Listener = frontconn.NewCappedListener(front.Listener, 1)
+	front.Listener = frontconn.NewCappedListener(front.Listener, frontconn.Limits{MaxConnections: 1})
 	front.Config.ConnContext = frontconn.NewContext
 	front.Start()
 	defer front.Close()
@@ -43,9 +43,8 @@ func TestConnectionPastTheCapIsToldToSlowDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer first.Close()
-	if resp, _ := getOn(t, first, bufio.NewReader(first)); resp.StatusCode != http.StatusForbidden {
-		t.Fatalf("the first connection: %d, want 403 (unsigned, not granted)", resp.StatusCode)
-	}
+	// The first connection holds the one slot, still sending its header
+	// (not idle, so nothing sheds it); the listener accepts in order.
 	second, err := net.Dial("tcp", host)
 	if err != nil {
 		t.Fatal(err)

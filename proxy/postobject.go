@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/s3cond/s3cond/internal/frontconn"
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/postform"
 	"github.com/s3cond/s3cond/s3err"
@@ -89,6 +90,9 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.F
 	p.leaveUnauthenticated(c)
 	if err != nil {
 		return nil, err
+	}
+	if !auth.Anonymous {
+		frontconn.Authenticated(c.r.Context())
 	}
 	c.info.set(func(i *requestInfo) { i.accessKeyID, i.key = auth.AccessKeyID, key })
 	if auth.Anonymous || !p.access.Allowed(auth.AccessKeyID, c.target.Bucket, true) {

@@ -79,9 +79,9 @@ type Proxy struct {
 	anonymousRead func(bucket string) bool
 	// postFormTimeout bounds the whole form phase of POST Object.
 	postFormTimeout time.Duration
-	// unauthenticated caps the requests in flight not yet verified
+	// admission holds the budgets of requests not yet verified
 	// (unauthenticated.go).
-	unauthenticated unauthenticatedSlots
+	admission *admission
 	// writePolicy is the buckets' write policies (writepolicy.go).
 	writePolicy WritePolicy
 }
@@ -138,6 +138,12 @@ type Options struct {
 	// WritePolicy names the buckets that refuse unconditional writes or
 	// deletes, or take unconditional writes as creates. Default: none.
 	WritePolicy WritePolicy
+	// MaxUnauthenticatedPerSource caps those of one client address;
+	// default DefaultMaxUnauthenticatedPerSource.
+	MaxUnauthenticatedPerSource int
+	// MaxSignatureChecks caps the requests claiming a signature that are
+	// being verified; default DefaultMaxSignatureChecks.
+	MaxSignatureChecks int
 }
 
 // New builds the proxy and its middleware chain.
@@ -169,7 +175,7 @@ func New(o Options) *Proxy {
 	p.bodyIdleTimeout = orDefault(o.BodyIdleTimeout, DefaultBodyIdleTimeout)
 	p.writeIdleTimeout = orDefault(o.WriteIdleTimeout, DefaultWriteIdleTimeout)
 	p.postFormTimeout = orDefault(o.PostFormTimeout, DefaultPostFormTimeout)
-	p.unauthenticated = newUnauthenticatedSlots(o.MaxUnauthenticated)
+	p.admission = newAdmission(o)
 	p.writePolicy = o.WritePolicy.withDefaults()
 	// Every method and path is serveS3's to classify (or refuse, in S3's
 	// words), so there is nothing to route: the middleware chain alone. A
@@ -206,9 +212,9 @@ type call struct {
 	// copySource is the parsed X-Amz-Copy-Source of a CopyObject or
 	// UploadPartCopy (nil otherwise); the backend's header is built from it.
 	copySource *copySource
-	// unauthenticated: the call holds one of the slots of requests not yet
-	// verified (unauthenticated.go).
-	unauthenticated bool
+	// admission is the slot the call holds among requests not yet
+	// verified (unauthenticated.go); the zero slot when it holds none.
+	admission slot
 	// completeBody is the part list of a CompleteMultipartUpload as s3cond
 	// rewrote it from the checked parts (completebody.go).
 	completeBody []byte
@@ -259,7 +265,12 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	unlimited := r.Body
 	p.limitBodyIdle(c)
 	auth, err := p.auth.Verify(r)
-	p.leaveUnauthenticated(c)
+	if err == nil && !auth.Anonymous {
+		p.leaveUnauthenticated(c)
+		frontconn.Authenticated(r.Context())
+	}
+	// An anonymous request is unauthenticated work until it is answered:
+	// the deferred leave gives its slot back.
 	// The verifying body reads through the idle timeout; what reads r.Body
 	// itself from here on (drainUnreadBody) sets deadlines of its own.
 	r.Body = unlimited
@@ -448,6 +459,7 @@ func (p *Proxy) fail(c *call, err error) {
 	}
 	if !underLease {
 		p.addErrorCORS(c, e) // errorcors.go: a browser page can read the error
+		closeIfUnauthenticated(c)
 	}
 	s3err.Write(c.w, c.r, e, c.id)
 	if c.auth == nil || !c.auth.Body.Started() {

@@ -10,17 +10,18 @@ import (
 )
 
 const leasesUsage = `usage:
-  s3cond leases list    [--config FILE | --admin URL] [--prefix P] [--held] [--json]
-  s3cond leases show    [--config FILE | --admin URL] [--etag E] [--json] BUCKET/KEY
+  s3cond leases list    [--config FILE | --admin URL [--admin-token-file PATH]] [--prefix P] [--held] [--json]
+  s3cond leases show    [--config FILE | --admin URL [--admin-token-file PATH]] [--etag E] [--json] BUCKET/KEY
   s3cond leases release [--config FILE] [--admin URL [--admin-token-file PATH]] [--etag E] --generation N --yes [--force] BUCKET/KEY
   s3cond leases recreate-table --config FILE --yes
 
 Without --config or --admin, the embedded development defaults apply, as for s3cond itself.
 list and show read the lease store with the config's credentials, or, while a running s3cond
 holds the embedded lease file (or lease.store is memory), through its admin listener
-(admin.listen, or --admin URL).
+(admin.listen, or --admin URL), page by page, with the token in data_dir/admin-token (or
+--admin-token-file).
 release frees a row whose holder is known dead, only if it is still at generation N, and
-refuses one its holder wrote within lease.timeout (alive: renewing) unless --force. On a
+refuses one its holder wrote within its lease timeout (alive: renewing) unless --force. On a
 shared store (dynamodb, etcd) it goes through the store with the config's credentials; on the
 embedded lease file it opens the file while no s3cond runs, and while one holds it (or with
 lease.store memory) it goes through that s3cond's admin listener with the token in
@@ -87,9 +88,9 @@ func parseLeasesFlags(args []string, stderr io.Writer) (leasesFlags, error) {
 			return err
 		})
 		fs.BoolVar(&f.yes, "yes", false, "confirm: the row's holder is dead and its write can no longer land")
-		fs.BoolVar(&f.force, "force", false, "release even a row its holder renewed within lease.timeout (a live holder)")
-		fs.StringVar(&f.adminTokenFile, "admin-token-file", "", "the running s3cond's admin token (default: data_dir/admin-token of the config)")
+		fs.BoolVar(&f.force, "force", false, "release even a row its holder renewed within its lease timeout (a live holder)")
 	}
+	fs.StringVar(&f.adminTokenFile, "admin-token-file", "", "the running s3cond's admin token (default: data_dir/admin-token of the config)")
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -108,7 +109,7 @@ func parseLeasesFlags(args []string, stderr io.Writer) (leasesFlags, error) {
 
 func (f *leasesFlags) check(positional []string) error {
 	switch {
-	case f.sub == "release" && f.adminTokenFile != "" && f.admin == "":
+	case f.adminTokenFile != "" && f.admin == "":
 		return usageError{"--admin-token-file goes with --admin URL\n" + leasesUsage}
 	case f.sub != "release" && f.config != "" && f.admin != "":
 		// release takes both: --config says where its token file is.

@@ -43,6 +43,20 @@ func releaseOfRunning(ctx context.Context, f leasesFlags, cfg *config.Config, wh
 	return row, nil
 }
 
+// readAdminToken reads the running s3cond's admin token, saying what to do
+// when it cannot.
+func readAdminToken(tokenFile string) (string, error) {
+	token, err := admin.ReadTokenFile(tokenFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%w (no s3cond with an admin listener runs on that data_dir, or it predates the admin "+
+			"token; --admin-token-file names another)", err)
+	case err != nil:
+		return "", fmt.Errorf("%w: run as the s3cond user or root, who alone can read the admin token", err)
+	}
+	return token, nil
+}
+
 // adminRefusal is a release the admin listener refused: its message, and
 // the dynamolease error it stands for, for errors.Is and releaseError.
 type adminRefusal struct {
@@ -57,13 +71,9 @@ func (e adminRefusal) Unwrap() error { return e.kind }
 // release f's row, presenting the token in tokenFile. It returns the row
 // as released, or as it now is when refused because it moved on.
 func releaseThroughAdmin(ctx context.Context, base, tokenFile string, f leasesFlags) (*dynamolease.Record, error) {
-	token, err := admin.ReadTokenFile(tokenFile)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w (no s3cond with an admin listener runs on that data_dir, or it predates release "+
-			"through the admin listener; --admin-token-file names another)", err)
-	case err != nil:
-		return nil, fmt.Errorf("%w: run as the s3cond user or root, who alone can read the admin token", err)
+	token, err := readAdminToken(tokenFile)
+	if err != nil {
+		return nil, err
 	}
 	u, err := adminURL(base, admin.LeaseReleasePath)
 	if err != nil {

@@ -28,21 +28,23 @@ type leaseView struct {
 	skewRate float64
 }
 
-// Bounds on reading a running s3cond's listing.
+// Bounds on reading a running s3cond's listing: each page's answer, and
+// the rows of all pages together.
 const (
 	adminCallTimeout = 10 * time.Second
 	maxListingBytes  = 64 << 20
+	maxAdminRows     = 1_000_000
 )
 
 // readLeases reads the rows under prefix from wherever f and the config
 // say they are.
 func readLeases(ctx context.Context, f leasesFlags, env []string, prefix string) (leaseView, error) {
-	if f.admin != "" {
-		return readLeasesFromAdmin(ctx, f.admin, prefix)
-	}
 	cfg, err := loadConfig(commonFlags{config: f.config}, env)
 	if err != nil {
 		return leaseView{}, err
+	}
+	if f.admin != "" {
+		return readLeasesFromAdmin(ctx, f.admin, adminTokenPath(f, cfg), prefix)
 	}
 	settings := leaseView{leaseTTL: cfg.Lease.TTL, skewRate: cfg.Lease.MaxClockSkewRate}
 	switch cfg.Lease.Store {
@@ -56,13 +58,13 @@ func readLeases(ctx context.Context, f leasesFlags, env []string, prefix string)
 		settings.via = "lease store " + cfg.Lease.Store
 		return settings, err
 	case config.LeaseStoreMemory:
-		return readLeasesOfRunning(ctx, cfg, prefix, "lease.store is memory: the leases live in the running s3cond")
+		return readLeasesOfRunning(ctx, f, cfg, prefix, "lease.store is memory: the leases live in the running s3cond")
 	}
 	settings.rows, err = boltstore.ReadLeaseFile(cfg.LeasePath(), prefix)
 	settings.via = "lease file " + cfg.LeasePath()
 	switch {
 	case errors.Is(err, boltstore.ErrLeaseFileInUse):
-		return readLeasesOfRunning(ctx, cfg, prefix, "a running s3cond holds the lease file "+cfg.LeasePath())
+		return readLeasesOfRunning(ctx, f, cfg, prefix, "a running s3cond holds the lease file "+cfg.LeasePath())
 	case errors.Is(err, fs.ErrNotExist):
 		// No file: no s3cond has taken a lease in this data_dir.
 		return settings, fmt.Errorf("no lease file at %s (data_dir %q): no s3cond has taken a lease there", cfg.LeasePath(), cfg.DataDir)
@@ -72,11 +74,11 @@ func readLeases(ctx context.Context, f leasesFlags, env []string, prefix string)
 
 // readLeasesOfRunning reads through the admin listener of cfg, for leases
 // only a running s3cond can read; why says so in errors.
-func readLeasesOfRunning(ctx context.Context, cfg *config.Config, prefix, why string) (leaseView, error) {
+func readLeasesOfRunning(ctx context.Context, f leasesFlags, cfg *config.Config, prefix, why string) (leaseView, error) {
 	if cfg.Admin.Listen == "" {
 		return leaseView{}, fmt.Errorf("%s, and admin.listen is off: pass --admin URL", why)
 	}
-	view, err := readLeasesFromAdmin(ctx, cfg.Admin.Listen, prefix)
+	view, err := readLeasesFromAdmin(ctx, cfg.Admin.Listen, adminTokenPath(f, cfg), prefix)
 	if err != nil {
 		return leaseView{}, fmt.Errorf("%s; reading through its admin listener: %w", why, err)
 	}
@@ -95,41 +97,68 @@ func adminURL(base, endpoint string) (*url.URL, error) {
 	return u, nil
 }
 
-func readLeasesFromAdmin(ctx context.Context, base, prefix string) (leaseView, error) {
+// readLeasesFromAdmin reads every page of the listing under prefix from
+// the admin listener at base, presenting the token in tokenFile.
+func readLeasesFromAdmin(ctx context.Context, base, tokenFile, prefix string) (leaseView, error) {
+	token, err := readAdminToken(tokenFile)
+	if err != nil {
+		return leaseView{}, err
+	}
 	u, err := adminURL(base, admin.LeasesPath)
 	if err != nil {
 		return leaseView{}, err
 	}
-	u.RawQuery = url.Values{"prefix": {prefix}}.Encode()
+	view := leaseView{via: "admin listener " + u.Scheme + "://" + u.Host}
+	after := ""
+	for {
+		u.RawQuery = url.Values{"prefix": {prefix}, "after": {after}}.Encode()
+		listing, err := readLeasePage(ctx, u, token)
+		if err != nil {
+			return leaseView{}, err
+		}
+		view.leaseTTL, view.skewRate = listing.LeaseTTL, listing.MaxClockSkewRate
+		for _, row := range listing.Rows {
+			view.rows = append(view.rows, row.Record())
+		}
+		if len(view.rows) > maxAdminRows {
+			return view, fmt.Errorf("the listing of %s passed %d rows: narrow it with --prefix", view.via, maxAdminRows)
+		}
+		if listing.Next == "" {
+			break
+		}
+		after = listing.Next
+	}
+	// Pages come in the store's order.
+	dynamolease.SortRecords(view.rows)
+	return view, nil
+}
+
+// readLeasePage GETs one page of the listing at u.
+func readLeasePage(ctx context.Context, u *url.URL, token string) (admin.LeaseListing, error) {
 	ctx, cancel := context.WithTimeout(ctx, adminCallTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return leaseView{}, err
+		return admin.LeaseListing{}, err
 	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	where := "GET " + u.Scheme + "://" + u.Host + admin.LeasesPath
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return leaseView{}, fmt.Errorf("GET %s: %w", u.Redacted(), err)
+		return admin.LeaseListing{}, fmt.Errorf("%s: %w", where, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxListingBytes))
 	if err != nil {
-		return leaseView{}, fmt.Errorf("GET %s: %w", u.Redacted(), err)
+		return admin.LeaseListing{}, fmt.Errorf("%s: %w", where, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return leaseView{}, fmt.Errorf("GET %s: %s: %s (an s3cond older than the leases command answers 404)",
-			u.Redacted(), resp.Status, strings.TrimSpace(string(body)))
+		return admin.LeaseListing{}, fmt.Errorf("%s: %s: %s (an s3cond older than the leases command answers 404)",
+			where, resp.Status, strings.TrimSpace(string(body)))
 	}
 	var listing admin.LeaseListing
 	if err := json.Unmarshal(body, &listing); err != nil {
-		return leaseView{}, fmt.Errorf("GET %s: not a lease listing: %w", u.Redacted(), err)
+		return admin.LeaseListing{}, fmt.Errorf("%s: not a lease listing: %w", where, err)
 	}
-	view := leaseView{via: "admin listener " + u.Scheme + "://" + u.Host, leaseTTL: listing.LeaseTTL, skewRate: listing.MaxClockSkewRate}
-	for _, row := range listing.Rows {
-		view.rows = append(view.rows, row.Record())
-	}
-	if listing.Truncated {
-		return view, fmt.Errorf("the listing of %s was cut short at %d rows: narrow it with --prefix", view.via, len(view.rows))
-	}
-	return view, nil
+	return listing, nil
 }

@@ -59,7 +59,7 @@ func TestLeasesFlags(t *testing.T) {
 		{[]string{"release", "b/k", "--generation", "-1", "--yes"}, "invalid value"},
 		{[]string{"release", "b/k", "--generation", "3"}, "needs --yes"},
 		{[]string{"release", "b/k", "--generation", "3", "--yes", "--admin-token-file", "t"}, "goes with --admin URL"},
-		{[]string{"list", "--admin-token-file", "t"}, "not defined"},
+		{[]string{"list", "--admin-token-file", "t"}, "goes with --admin URL"},
 		{[]string{"release", "b/k", "b/j", "--generation", "3", "--yes"}, "needs one BUCKET/KEY"},
 	}
 	for _, tc := range bad {
@@ -138,7 +138,7 @@ func runningAdmin(t *testing.T, dir string, table dynamolease.Table) *httptest.S
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET "+admin.LeasesPath, admin.LeasesHandler(table.(dynamolease.Lister), time.Hour, 3))
+	mux.Handle("GET "+admin.LeasesPath, admin.LeasesHandler(table.(dynamolease.PageLister), token.Token, time.Hour, 3))
 	mux.Handle(admin.LeaseReleasePath, admin.ReleaseHandler(table, token.Token, zerolog.Nop()))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

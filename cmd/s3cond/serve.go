@@ -61,7 +61,9 @@ func serve(ctx context.Context, args, env []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("server.listen: %w", err)
 	}
-	opts := app.ServeOptions{Listener: ln, ShutdownGrace: cfg.Server.ShutdownGrace, MaxConnections: cfg.Server.MaxConnections, Log: log}
+	opts := app.ServeOptions{Listener: ln, ShutdownGrace: cfg.Server.ShutdownGrace, MaxConnections: cfg.Server.MaxConnections,
+		MaxUnauthenticatedConnectionsPerSource: cfg.Server.MaxUnauthenticatedConnectionsPerAddress,
+		Admin:                                  app.AdminBounds{MaxConnections: cfg.Admin.MaxConnections, IdleTimeout: cfg.Admin.IdleTimeout}, Log: log}
 	// SIGHUP reloads the certificate. Caught even without TLS: its default
 	// action would end the process, a surprise for whoever sent it to reload.
 	hangups := make(chan os.Signal, 1)

@@ -20,16 +20,19 @@ func releasesThroughAdmin(cfg *config.Config) bool {
 		(cfg.Lease.Store == config.LeaseStoreEmbedded || cfg.Lease.Store == config.LeaseStoreMemory)
 }
 
-// createAdminToken writes this run's admin token to data_dir when the
-// admin listener serves POST /leases/release, and removes it when the App
-// closes; it returns "" when the endpoint is not served. The token never
-// reaches a log: only its file's path does.
+// createAdminToken writes this run's admin token to data_dir whenever the
+// admin listener runs, whatever the lease store: GET /leases takes it
+// (and POST /leases/release, where served). It removes the file when the
+// App closes, and returns "" when there is no listener or no data_dir
+// (then neither endpoint is served). The token never reaches a log: only
+// its file's path does.
 func (a *App) createAdminToken(cfg *config.Config, log zerolog.Logger) (string, error) {
-	if !releasesThroughAdmin(cfg) {
+	if cfg.Admin.Listen == "" {
 		return "", nil
 	}
 	if cfg.DataDir == "" {
-		log.Warn().Msg("data_dir is empty: no admin token file, so `s3cond leases release` cannot reach this s3cond while it runs")
+		log.Warn().Msg("data_dir is empty: no admin token file, so the admin listener serves neither " +
+			admin.LeasesPath + " nor " + admin.LeaseReleasePath)
 		return "", nil
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
@@ -41,6 +44,7 @@ func (a *App) createAdminToken(cfg *config.Config, log zerolog.Logger) (string, 
 	}
 	a.closers = append(a.closers, func(context.Context) error { return file.Remove() })
 	log.Info().Str("admin_token_file", file.Path).
-		Msg("admin listener: POST " + admin.LeaseReleasePath + " releases a lease for whoever can read this file")
+		Msg("admin listener: GET " + admin.LeasesPath + " (and POST " + admin.LeaseReleasePath +
+			" on an embedded or memory lease store) for whoever can read this file")
 	return file.Token, nil
 }

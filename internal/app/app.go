@@ -64,7 +64,10 @@ type App struct {
 	// leaseTable is the lease store as opened, for GET /leases and POST
 	// /leases/release (leases.go).
 	leaseTable dynamolease.Table
-	closers    []func(context.Context) error
+	// connections counts what the listeners' caps close (adminserve.go,
+	// serve.go).
+	connections *metrics.Connections
+	closers     []func(context.Context) error
 }
 
 // Close stops the embedded store and closes the lease store, in reverse order of opening.
@@ -86,6 +89,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	}()
 	a.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(a.Registry)
+	a.connections = metrics.NewConnections(a.Registry)
 
 	backend, backendProbe, err := a.buildBackend(ctx, cfg, cfg.Backend, "backend", m, log)
 	if err != nil {
@@ -109,12 +113,12 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	}
 	a.Readiness = admin.NewReadiness(probeTimeout, readinessCacheFor,
 		append([]admin.Probe{{Name: "lease_store", Check: leaseProbe}}, probes...)...)
-	releaseToken, err := a.createAdminToken(cfg, log)
+	adminToken, err := a.createAdminToken(cfg, log)
 	if err != nil {
 		return nil, err
 	}
 	a.AdminHandler = withLeaseEndpoints(admin.Handler(a.Registry, a.Readiness), a.leaseTable, cfg.Lease,
-		releaseToken, log.With().Str("component", "admin").Logger())
+		adminToken, releasesThroughAdmin(cfg), log.With().Str("component", "admin").Logger())
 	keyring := access.NewKeyring(cfg.Keys, access.AnonymousRead(cfg.Anonymous.Buckets))
 	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
 	verifier.MaxSkew = cfg.Server.MaxSkew
@@ -137,6 +141,10 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 		PostFormTimeout:    cfg.Server.PostFormTimeout,
 		MaxUnauthenticated: cfg.Server.MaxUnauthenticatedRequests,
 		WritePolicy:        writePolicy(cfg, log),
+		// Per-address and signed budgets (docs/security.md, "Bounds per
+		// source and stage").
+		MaxUnauthenticatedPerSource: cfg.Server.MaxUnauthenticatedRequestsPerAddress,
+		MaxSignatureChecks:          cfg.Server.MaxSignatureChecks,
 	})
 	a.Handler = prx
 	// Closers run last-added first: lease releases still running in the

@@ -20,22 +20,23 @@ func leaseLister(table dynamolease.Table) dynamolease.Lister {
 	return l
 }
 
-// withLeaseEndpoints adds GET /leases (read-only) to the admin handler,
-// and POST /leases/release for holders of releaseToken when it is set.
-func withLeaseEndpoints(base http.Handler, table dynamolease.Table, lease config.Lease, releaseToken string, log zerolog.Logger) http.Handler {
-	lister := leaseLister(table)
-	if lister == nil && releaseToken == "" {
+// withLeaseEndpoints adds GET /leases (read-only, a page at a time) for
+// holders of token, and POST /leases/release when release is true (the
+// rows only this process can write). Without a token neither is served.
+func withLeaseEndpoints(base http.Handler, table dynamolease.Table, lease config.Lease, token string, release bool, log zerolog.Logger) http.Handler {
+	pages, _ := table.(dynamolease.PageLister)
+	if token == "" || (pages == nil && !release) {
 		return base
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", base)
-	if lister != nil {
-		mux.Handle("GET "+admin.LeasesPath, admin.LeasesHandler(lister, lease.TTL, lease.MaxClockSkewRate))
+	if pages != nil {
+		mux.Handle("GET "+admin.LeasesPath, admin.LeasesHandler(pages, token, lease.TTL, lease.MaxClockSkewRate))
 	}
-	if releaseToken != "" {
+	if release {
 		// Every method: the handler answers 405 itself, where "/" would
 		// answer another method's request with 404.
-		mux.Handle(admin.LeaseReleasePath, admin.ReleaseHandler(table, releaseToken, log))
+		mux.Handle(admin.LeaseReleasePath, admin.ReleaseHandler(table, token, log))
 	}
 	return mux
 }

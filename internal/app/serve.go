@@ -39,7 +39,13 @@ type ServeOptions struct {
 	// MaxConnections caps the open client connections (frontconn's
 	// CappedListener); 0: frontconn.DefaultMaxConnections.
 	MaxConnections int
-	Log            zerolog.Logger
+	// MaxUnauthenticatedConnectionsPerSource caps one client address's
+	// connections that have carried no authenticated request; 0:
+	// frontconn.DefaultMaxUnauthenticatedPerSource.
+	MaxUnauthenticatedConnectionsPerSource int
+	// Admin bounds the admin listener (adminserve.go).
+	Admin AdminBounds
+	Log   zerolog.Logger
 }
 
 // Serve serves a until ctx ends, then shuts down gracefully: the listeners
@@ -54,6 +60,10 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 	requestsCtx, cancelRequests := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelRequests(proxy.ErrShuttingDown)
 	var inFlight atomic.Int64
+	// The cap sits under TLS too: a connection past it costs a handshake
+	// and a 503, never more than frontconn.RefusalDeadline.
+	capped := frontconn.NewCappedListener(o.Listener, frontconn.Limits{MaxConnections: o.MaxConnections,
+		MaxUnauthenticatedPerSource: o.MaxUnauthenticatedConnectionsPerSource, Closed: a.connections.Closed("s3")})
 	srv := &http.Server{
 		Handler:           countInFlight(a.Handler, &inFlight),
 		ReadHeaderTimeout: 30 * time.Second,
@@ -63,12 +73,12 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 		MaxHeaderBytes: proxy.MaxHeaderBytes,
 		BaseContext:    func(net.Listener) context.Context { return requestsCtx },
 		ConnContext:    frontconn.NewContext,
-		ErrorLog:       stdlog.New(debugWriter{o.Log.With().Str("component", "http-server").Logger()}, "", 0),
+		// Tells the cap which connections are idle, to close the oldest
+		// when a new one finds it full.
+		ConnState: capped.ConnState,
+		ErrorLog:  stdlog.New(debugWriter{o.Log.With().Str("component", "http-server").Logger()}, "", 0),
 	}
 	errc := make(chan error, 2)
-	// The cap sits under TLS too: a connection past it costs a handshake
-	// and a 503, never more than frontconn.RefusalDeadline.
-	capped := frontconn.NewCappedListener(o.Listener, o.MaxConnections)
 	if o.TLS != nil {
 		srv.TLSConfig = o.TLS
 		// S3 clients speak HTTP/1.1; an empty map keeps HTTP/2 off, whose
@@ -80,9 +90,9 @@ func (a *App) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	var adminSrv *http.Server
 	if o.AdminListener != nil {
-		adminSrv = &http.Server{Handler: a.AdminHandler, ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog: stdlog.New(debugWriter{o.Log.With().Str("component", "admin-server").Logger()}, "", 0)}
-		go func() { errc <- fmt.Errorf("serve admin: %w", adminSrv.Serve(o.AdminListener)) }()
+		var adminLn net.Listener
+		adminSrv, adminLn = a.adminServer(o)
+		go func() { errc <- fmt.Errorf("serve admin: %w", adminSrv.Serve(adminLn)) }()
 	}
 	defer func() {
 		if adminSrv != nil {

@@ -119,6 +119,15 @@ type Server struct {
 	// MaxUnauthenticatedRequests caps the requests in flight that have not
 	// yet passed signature or POST-policy verification; past it, 503 SlowDown.
 	MaxUnauthenticatedRequests int `yaml:"max_unauthenticated_requests"`
+	// MaxUnauthenticatedRequestsPerAddress caps those of one client
+	// address (an IPv6 client's /64).
+	MaxUnauthenticatedRequestsPerAddress int `yaml:"max_unauthenticated_requests_per_address"`
+	// MaxUnauthenticatedConnectionsPerAddress caps one client address's
+	// open connections that have carried no authenticated request.
+	MaxUnauthenticatedConnectionsPerAddress int `yaml:"max_unauthenticated_connections_per_address"`
+	// MaxSignatureChecks caps the requests claiming a signature that are
+	// being verified, a budget apart from unauthenticated work's.
+	MaxSignatureChecks int `yaml:"max_signature_checks"`
 	// PostFormTimeout bounds, in total, the reading of a POST Object form's
 	// fields, which happens before anything is authenticated.
 	PostFormTimeout time.Duration `yaml:"post_form_timeout"`
@@ -139,6 +148,10 @@ func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 type Admin struct {
 	// Listen is its address; empty disables it.
 	Listen string `yaml:"listen"`
+	// MaxConnections caps its open connections (idle ones are closed first).
+	MaxConnections int `yaml:"max_connections"`
+	// IdleTimeout closes a keep-alive connection idle this long.
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
 }
 
 // Backend is the S3-compatible store requests are forwarded to.
@@ -323,7 +336,12 @@ func Default() *Config {
 			ResponseWriteIdleTimeout:   60 * time.Second,
 			MaxConnections:             4096,
 			MaxUnauthenticatedRequests: 256,
-			PostFormTimeout:            30 * time.Second,
+			// A page uploads over a few connections; an office behind one
+			// NAT address has many pages.
+			MaxUnauthenticatedRequestsPerAddress:    32,
+			MaxUnauthenticatedConnectionsPerAddress: 512,
+			MaxSignatureChecks:                      1024,
+			PostFormTimeout:                         30 * time.Second,
 		},
 		DataDir: "./s3cond-data",
 		Backend: Backend{
@@ -380,7 +398,7 @@ func Default() *Config {
 			MaxSizedTimeout: 6 * time.Minute,
 			Serialize:       SerializeConditionalOnly,
 		},
-		Admin: Admin{Listen: "127.0.0.1:9001"},
+		Admin: Admin{Listen: "127.0.0.1:9001", MaxConnections: 64, IdleTimeout: 2 * time.Minute},
 		Log: Log{
 			Level:  "info",
 			Format: LogFormatConsole,

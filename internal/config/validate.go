@@ -75,6 +75,15 @@ func (c *Config) validateServer() error {
 	if s.MaxUnauthenticatedRequests <= 0 {
 		return keyError("server.max_unauthenticated_requests", "must be > 0: without a cap, anonymous requests exhaust memory")
 	}
+	if s.MaxUnauthenticatedRequestsPerAddress <= 0 {
+		return keyError("server.max_unauthenticated_requests_per_address", "must be > 0: without it, one address takes every unauthenticated slot")
+	}
+	if s.MaxUnauthenticatedConnectionsPerAddress <= 0 {
+		return keyError("server.max_unauthenticated_connections_per_address", "must be > 0: without it, one address fills the connection cap")
+	}
+	if s.MaxSignatureChecks <= 0 {
+		return keyError("server.max_signature_checks", "must be > 0")
+	}
 	if s.PostFormTimeout <= 0 {
 		return keyError("server.post_form_timeout", "must be > 0: an anonymous form that trickles in would hold its connection forever")
 	}
@@ -97,6 +106,12 @@ func (c *Config) validateAdmin() error {
 	}
 	if c.Admin.Listen == c.Server.Listen {
 		return keyError("admin.listen", "%q is also server.listen; the admin listener needs its own address", c.Admin.Listen)
+	}
+	if c.Admin.MaxConnections <= 0 {
+		return keyError("admin.max_connections", "must be > 0: without a cap, the admin listener exhausts memory and file descriptors")
+	}
+	if c.Admin.IdleTimeout <= 0 {
+		return keyError("admin.idle_timeout", "must be > 0: idle admin connections would stay open forever")
 	}
 	return nil
 }

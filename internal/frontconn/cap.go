@@ -7,10 +7,15 @@ import (
 	"time"
 )
 
-// Bounds of the connection cap (docs/security.md, "Connection caps").
+// Bounds of the connection cap (docs/security.md, "Bounds per source and
+// stage").
 const (
 	// DefaultMaxConnections is the cap when none is configured.
 	DefaultMaxConnections = 4096
+	// DefaultMaxUnauthenticatedPerSource is the per-address cap on
+	// connections none of whose requests has authenticated yet, when none
+	// is configured.
+	DefaultMaxUnauthenticatedPerSource = 512
 	// MaxRefusing is how many connections past the cap may be open at once
 	// to be told 503 SlowDown; past that, new connections wait in the
 	// kernel's accept queue until one closes.
@@ -20,45 +25,110 @@ const (
 	RefusalDeadline = 5 * time.Second
 )
 
-// CappedListener is a Listener that keeps at most max connections open.
-// A connection accepted past the cap is marked refused (Refused): the
-// server answers its request 503 SlowDown and closes it, all within
-// RefusalDeadline. At most MaxRefusing are refused at once; while they
-// are, Accept waits for a slot, leaving new connections in the kernel's
-// accept queue.
+// Limits bound what a CappedListener keeps open.
+type Limits struct {
+	// MaxConnections caps the open connections (<= 0:
+	// DefaultMaxConnections).
+	MaxConnections int
+	// MaxUnauthenticatedPerSource caps, per client address (an IPv6
+	// client's /64), the open connections that have carried no
+	// authenticated request yet, those still sending their first header
+	// included (<= 0: DefaultMaxUnauthenticatedPerSource). Past it a new
+	// connection from that address is closed at once.
+	MaxUnauthenticatedPerSource int
+	// Closed, when set, is told each connection the cap closes or refuses,
+	// by reason (ClosedIdle, ClosedAddressCap, RefusedPastCap), for
+	// metrics. It is called from Accept, so it must not block.
+	Closed func(reason string)
+}
+
+// Reasons the cap closes or refuses a connection (Limits.Closed).
+const (
+	// ClosedIdle: the connection idle longest, closed for a new one.
+	ClosedIdle = "idle_shed"
+	// ClosedAddressCap: a new connection from an address holding its
+	// share of unauthenticated connections, closed unanswered.
+	ClosedAddressCap = "address_cap"
+	// RefusedPastCap: a new connection past the cap with none idle,
+	// answered 503 and closed.
+	RefusedPastCap = "refused"
+)
+
+// CappedListener is a Listener that keeps at most Limits.MaxConnections
+// connections open. When they are all open, the connection that has been
+// idle longest (a keep-alive connection between requests, as the
+// server's ConnState hook reports) is closed to make room; only when none
+// is idle is a new connection marked refused (Refused): the server answers
+// its request 503 SlowDown and closes it, all within RefusalDeadline. At
+// most MaxRefusing are refused at once; while they are, Accept waits for a
+// slot, leaving new connections in the kernel's accept queue. One address
+// holds at most Limits.MaxUnauthenticatedPerSource connections that have
+// not authenticated (Authenticated), so one client cannot fill the cap.
 type CappedListener struct {
 	net.Listener
 	slots, refusing chan struct{}
 	closed          chan struct{}
 	closeOnce       sync.Once
+	sources         sourceBook
+	onClosed        func(reason string)
 }
 
-// NewCappedListener caps inner at max open connections (<= 0:
-// DefaultMaxConnections).
-func NewCappedListener(inner net.Listener, max int) *CappedListener {
-	if max <= 0 {
-		max = DefaultMaxConnections
+// NewCappedListener caps inner by limits.
+func NewCappedListener(inner net.Listener, limits Limits) *CappedListener {
+	if limits.MaxConnections <= 0 {
+		limits.MaxConnections = DefaultMaxConnections
 	}
-	return &CappedListener{Listener: inner, slots: make(chan struct{}, max),
-		refusing: make(chan struct{}, MaxRefusing), closed: make(chan struct{})}
+	if limits.MaxUnauthenticatedPerSource <= 0 {
+		limits.MaxUnauthenticatedPerSource = DefaultMaxUnauthenticatedPerSource
+	}
+	return &CappedListener{Listener: inner, slots: make(chan struct{}, limits.MaxConnections),
+		refusing: make(chan struct{}, MaxRefusing), closed: make(chan struct{}),
+		sources: newSourceBook(limits.MaxUnauthenticatedPerSource), onClosed: limits.Closed}
+}
+
+func (l *CappedListener) count(reason string) {
+	if l.onClosed != nil {
+		l.onClosed(reason)
+	}
 }
 
 // Accept returns the next connection, a *Conn for TCP, holding a slot
-// until it is closed.
+// until it is closed. A connection from an address already holding its
+// share of unauthenticated connections is closed unanswered, and the next
+// one accepted.
 func (l *CappedListener) Accept() (net.Conn, error) {
-	c, err := Listener{l.Listener}.Accept()
-	if err != nil {
-		return c, err
+	for {
+		c, err := Listener{l.Listener}.Accept()
+		if err != nil {
+			return c, err
+		}
+		fc, ok := c.(*Conn)
+		if !ok {
+			return c, nil // not TCP (no server of s3cond's): nothing to count
+		}
+		if !l.sources.admit(fc) {
+			_ = fc.TCPConn.Close()
+			l.count(ClosedAddressCap)
+			continue
+		}
+		return l.takeSlot(fc)
 	}
-	fc, ok := c.(*Conn)
-	if !ok {
-		return c, nil // not TCP (no server of s3cond's): nothing to count
-	}
-	select {
-	case l.slots <- struct{}{}:
-		fc.release = l.releaseSlot
+}
+
+// takeSlot gives fc a slot: a free one, or the one of the connection idle
+// longest, or else marks it refused.
+func (l *CappedListener) takeSlot(fc *Conn) (net.Conn, error) {
+	if l.trySlot(fc) {
 		return fc, nil
-	default:
+	}
+	if oldest := l.sources.popOldestIdle(); oldest != nil {
+		// Its Close gives its slot back; a client's keep-alive
+		// connection closed between requests is reopened by the client.
+		_ = oldest.Close()
+		l.count(ClosedIdle)
+		if l.trySlot(fc) {
+			return fc, nil
+		}
 	}
 	select {
 	case l.slots <- struct{}{}:
@@ -66,11 +136,23 @@ func (l *CappedListener) Accept() (net.Conn, error) {
 	case l.refusing <- struct{}{}:
 		fc.release = l.releaseRefusing
 		fc.refuse(time.Now().Add(RefusalDeadline))
+		l.count(RefusedPastCap)
 	case <-l.closed:
+		l.sources.forget(fc)
 		_ = fc.TCPConn.Close()
 		return nil, net.ErrClosed
 	}
 	return fc, nil
+}
+
+func (l *CappedListener) trySlot(fc *Conn) bool {
+	select {
+	case l.slots <- struct{}{}:
+		fc.release = l.releaseSlot
+		return true
+	default:
+		return false
+	}
 }
 
 // Close stops accepting, and unblocks an Accept waiting for a slot.
@@ -105,33 +187,23 @@ func (c *Conn) SetReadDeadline(t time.Time) error { return c.TCPConn.SetReadDead
 // SetWriteDeadline sets the write deadline (clamped when refused).
 func (c *Conn) SetWriteDeadline(t time.Time) error { return c.TCPConn.SetWriteDeadline(c.clamp(t)) }
 
-// Close closes the connection and gives its slot back, once.
+// Close closes the connection and gives its slot and its address's share
+// back, once.
 func (c *Conn) Close() error {
-	if c.release != nil {
-		c.releaseOnce.Do(c.release)
-	}
+	c.releaseOnce.Do(func() {
+		if c.book != nil {
+			c.book.forget(c)
+		}
+		if c.release != nil {
+			c.release()
+		}
+	})
 	return c.TCPConn.Close()
 }
-
-type refusedKey struct{}
 
 // Refused reports whether the request's connection was accepted past the
 // cap, and must be answered 503 SlowDown and closed.
 func Refused(ctx context.Context) bool {
-	if c := FromContext(ctx); c != nil {
-		return c.refused
-	}
-	refused, _ := ctx.Value(refusedKey{}).(bool)
-	return refused
-}
-
-// refusedTLS marks the context of a TLS connection whose TCP connection
-// was refused (a TLS connection cannot hold, so it has no connKey).
-func refusedTLS(ctx context.Context, c net.Conn) context.Context {
-	if tc, ok := c.(interface{ NetConn() net.Conn }); ok {
-		if fc, ok := tc.NetConn().(*Conn); ok && fc.refused {
-			return context.WithValue(ctx, refusedKey{}, true)
-		}
-	}
-	return ctx
+	c := tcpFromContext(ctx)
+	return c != nil && c.refused
 }

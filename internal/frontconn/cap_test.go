@@ -28,7 +28,7 @@ func TestCappedListenerRefusesPastTheCapAndFreesSlotsOnClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewCappedListener(inner, 2)
+	l := NewCappedListener(inner, Limits{MaxConnections: 2})
 	defer l.Close()
 	a, b := dialAccept(t, l), dialAccept(t, l)
 	over := dialAccept(t, l)
@@ -62,7 +62,7 @@ func TestCappedListenerWaitsWhenRefusalsAreFullAndCloseUnblocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewCappedListener(inner, 1)
+	l := NewCappedListener(inner, Limits{MaxConnections: 1})
 	dialAccept(t, l)
 	for range MaxRefusing {
 		dialAccept(t, l)

@@ -9,6 +9,7 @@
 package frontconn
 
 import (
+	"container/list"
 	"context"
 	"io"
 	"net"
@@ -30,6 +31,15 @@ type Conn struct {
 	// release gives a CappedListener's slot back on Close (cap.go).
 	release     func()
 	releaseOnce sync.Once
+	// book is the CappedListener's record of the connection (source.go):
+	// its source address, whether it counts as unauthenticated there, its
+	// place among the idle connections, whether it is closed. Guarded by
+	// book.mu.
+	book            *sourceBook
+	source          string
+	unauthenticated bool
+	idleSince       *list.Element
+	gone            bool
 	// refused marks a connection accepted past the cap; its deadlines
 	// never pass hardDeadline.
 	refused      bool
@@ -118,12 +128,24 @@ func (l Listener) Accept() (net.Conn, error) {
 
 type connKey struct{}
 
+// tcpKey carries the *Conn under a request's connection, TLS or not.
+type tcpKey struct{}
+
 // NewContext returns ctx carrying c, for http.Server's ConnContext.
 func NewContext(ctx context.Context, c net.Conn) context.Context {
 	if fc, ok := c.(*Conn); ok {
-		return context.WithValue(ctx, connKey{}, fc)
+		ctx = context.WithValue(ctx, connKey{}, fc)
 	}
-	return refusedTLS(ctx, c)
+	if fc := underlyingConn(c); fc != nil {
+		ctx = context.WithValue(ctx, tcpKey{}, fc)
+	}
+	return ctx
+}
+
+// tcpFromContext returns the request's TCP connection, under TLS too.
+func tcpFromContext(ctx context.Context) *Conn {
+	c, _ := ctx.Value(tcpKey{}).(*Conn)
+	return c
 }
 
 // FromContext returns the request's connection, or nil when it cannot hold
