@@ -51,15 +51,14 @@ var v2Subresources = map[string]bool{
 // SigV4's week so a leaked URL is not a permanent credential.
 const maxPresignV2Lifetime = maxPresignExpiresSeconds * time.Second
 
-// isSignatureV2Query reports whether the query carries SigV2 presigned
-// authentication (any of its parameters).
+// isSignatureV2Query reports whether the query asks for SigV2 presigned
+// authentication: it names a key or a signature. Expires alone does not
+// (S3 speaks of the "Signature query string parameter"); it is a stray
+// parameter the proxy refuses.
 func isSignatureV2Query(query map[string][]string) bool {
-	for _, name := range SignatureV2QueryParams {
-		if _, ok := query[name]; ok {
-			return true
-		}
-	}
-	return false
+	_, accessKey := query[queryV2AccessKeyID]
+	_, signature := query[queryV2Signature]
+	return accessKey || signature
 }
 
 // verifyV2Header checks "Authorization: AWS AKID:signature".
@@ -143,7 +142,7 @@ func (v *Verifier) checkV2(r *http.Request, query map[string][]string, accessKey
 			return nil, s3err.Newf(s3err.InvalidRequest, "%s requires Signature Version 4", value)
 		}
 	}
-	req := &Request{AccessKeyID: accessKeyID, Presigned: presigned, Mode: mode}
+	req := &Request{AccessKeyID: accessKeyID, Presigned: presigned, SignatureV2: true, Mode: mode}
 	if perr := req.initBody(r, digest, nil); perr != nil {
 		return nil, perr
 	}

@@ -98,6 +98,10 @@ type Request struct {
 	AccessKeyID string
 	Anonymous   bool // neither Authorization header nor X-Amz-Algorithm query: caller decides (AccessDenied unless public)
 	Presigned   bool
+	// SignatureV2: verified by AWS Signature Version 2 (v2.go); with
+	// Presigned, its AWSAccessKeyId, Expires and Signature parameters
+	// authenticated the request.
+	SignatureV2 bool
 	Mode        PayloadMode
 	Body        *Body // verifying reader of the decoded payload; never nil
 
