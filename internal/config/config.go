@@ -84,10 +84,10 @@ type Config struct {
 	// Anonymous grants unsigned clients read access to some buckets.
 	Anonymous Anonymous `yaml:"anonymous"`
 	// Auth chooses which client signatures, besides SigV4, are accepted.
-	Auth Auth `yaml:"auth"`
-	Lease     Lease     `yaml:"lease"`
-	Admin     Admin     `yaml:"admin"`
-	Log       Log       `yaml:"log"`
+	Auth  Auth  `yaml:"auth"`
+	Lease Lease `yaml:"lease"`
+	Admin Admin `yaml:"admin"`
+	Log   Log   `yaml:"log"`
 
 	// The write policies list client buckets (names, "*" or patterns, as
 	// for keys) whose writes must carry more than S3 asks by default; see
