@@ -12,7 +12,8 @@ import (
 )
 
 // TestSignatureV2 runs the legacy signature with the tools that still send
-// it, through s3cond on versitygw: aws-cli v1's `aws s3 presign` (SigV2 by
+// it, through s3cond on versitygw and on s3rver (a store without SigV2 or
+// conditional writes): aws-cli v1's `aws s3 presign` (SigV2 by
 // default, with no s3v4 setting: clientEnv points AWS_CONFIG_FILE at
 // /dev/null) and boto3 with signature_version='s3'. On, they work with the
 // key's grants and conditional writes; off (the default), the same URL is
@@ -23,8 +24,14 @@ func TestSignatureV2(t *testing.T) {
 	}
 	testservers.Require(t, "aws")
 	testservers.Require(t, "boto3")
-	on := NewEnv(t, WithBackend(BackendVersityGW), WithProcessEnv("S3COND_AUTH_SIGNATURE_V2=true"))
-	off := NewEnv(t, WithBackend(BackendVersityGW))
+	for _, backend := range []BackendKind{BackendVersityGW, BackendS3rver} {
+		t.Run(string(backend), func(t *testing.T) { testSignatureV2(t, backend) })
+	}
+}
+
+func testSignatureV2(t *testing.T, backend BackendKind) {
+	on := NewEnv(t, WithBackend(backend), WithProcessEnv("S3COND_AUTH_SIGNATURE_V2=true"))
+	off := NewEnv(t, WithBackend(backend))
 	for _, e := range []*Env{on, off} {
 		c := e.Client(t, e.RW)
 		CreateBucket(t, c, "legacy-v2")
