@@ -2,7 +2,7 @@ package sigv4
 
 import (
 	"crypto/hmac"
-	"crypto/sha1" //nolint:gosec // SigV2 is defined as HMAC-SHA1; it is opt-in (auth.signature_v2)
+	"crypto/sha1" // SigV2 is defined as HMAC-SHA1; it is opt-in (auth.signature_v2)
 	"encoding/base64"
 	"net/http"
 	"strconv"
