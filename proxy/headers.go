@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/s3cond/s3cond/sigv4"
@@ -130,5 +131,7 @@ func isAuthQueryParam(rawName string) bool {
 			return true
 		}
 	}
-	return false
+	// Only a SigV2 presigned request gets this far with these
+	// (refuseStraySignatureV2Params); they are its authentication.
+	return slices.Contains(sigv4.SignatureV2QueryParams, rawName)
 }

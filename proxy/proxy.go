@@ -318,6 +318,9 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 	if routeErr != nil {
 		return routeErr
 	}
+	if err := refuseStraySignatureV2Params(c); err != nil {
+		return err
+	}
 	if err := p.authorise(c); err != nil {
 		return err
 	}

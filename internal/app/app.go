@@ -28,6 +28,7 @@ import (
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/embedded"
 	"github.com/s3cond/s3cond/internal/metrics"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/proxy"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -122,6 +123,12 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App,
 	keyring := access.NewKeyring(cfg.Keys, access.AnonymousRead(cfg.Anonymous.Buckets))
 	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
 	verifier.MaxSkew = cfg.Server.MaxSkew
+	if cfg.Auth.SignatureV2 {
+		verifier.SignatureV2 = true
+		domain := cfg.Server.Domain
+		verifier.VirtualHostBucket = func(host string) string { return operation.VirtualHostBucket(host, domain) }
+		log.Warn().Msg("auth.signature_v2 is on: SigV2 requests sign neither their body (unless Content-MD5 is sent) nor Host")
+	}
 
 	prx := proxy.New(proxy.Options{
 		Auth:               verifier,

@@ -83,9 +83,11 @@ type Config struct {
 	Keys     []Key     `yaml:"keys"`
 	// Anonymous grants unsigned clients read access to some buckets.
 	Anonymous Anonymous `yaml:"anonymous"`
-	Lease     Lease     `yaml:"lease"`
-	Admin     Admin     `yaml:"admin"`
-	Log       Log       `yaml:"log"`
+	// Auth chooses which client signatures, besides SigV4, are accepted.
+	Auth  Auth  `yaml:"auth"`
+	Lease Lease `yaml:"lease"`
+	Admin Admin `yaml:"admin"`
+	Log   Log   `yaml:"log"`
 
 	// The write policies list client buckets (names, "*" or patterns, as
 	// for keys) whose writes must carry more than S3 asks by default; see
@@ -243,6 +245,16 @@ type Key struct {
 type Anonymous struct {
 	Buckets []string `yaml:"buckets,flow,omitempty"`
 	Access  string   `yaml:"access"`
+}
+
+// Auth lists the legacy signature schemes accepted beside SigV4, all off by
+// default.
+type Auth struct {
+	// SignatureV2 accepts AWS Signature Version 2 (header and presigned
+	// URL) for tools that send nothing else, such as aws-cli v1's presign.
+	// Off by default: SigV2 signs neither the body nor Host
+	// (docs/security.md, "Signature Version 2").
+	SignatureV2 bool `yaml:"signature_v2"`
 }
 
 // CanWrite reports whether the key has read-write access.

@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/s3cond/s3cond/s3err"
+	"github.com/s3cond/s3cond/sigv4"
 )
 
 // Operation is the S3 API call a request makes, by its S3 name. s3cond
@@ -237,9 +239,9 @@ func subresourceOf(q url.Values) (string, error) {
 				return "", s3err.Newf(s3err.NotImplemented, "s3cond does not forward a request with two subresources (%s and %s).", sub, name)
 			}
 			sub = name
-		case ordinaryParameters[name], isAmzQueryParameter(name):
+		case ordinaryParameters[name], isAmzQueryParameter(name), isSignatureV2Parameter(name):
 		default:
-			return "", s3err.Newf(s3err.NotImplemented, "s3cond does not forward the query parameter %q.", name)
+			return "", NotForwardedParameter(name)
 		}
 	}
 	return sub, nil
@@ -253,6 +255,20 @@ func subresourceOf(q url.Values) (string, error) {
 func isAmzQueryParameter(name string) bool {
 	lower := strings.ToLower(name)
 	return strings.HasPrefix(lower, "x-amz-") && !strings.HasPrefix(lower, "x-amz-copy-source")
+}
+
+// isSignatureV2Parameter accepts the SigV2 presigned-URL parameters, which
+// authenticate and are never forwarded. A request that was not verified by
+// them is refused them after authentication (proxy/sigv2params.go), as
+// here before SigV2 was accepted.
+func isSignatureV2Parameter(name string) bool {
+	return slices.Contains(sigv4.SignatureV2QueryParams, name)
+}
+
+// NotForwardedParameter is the answer to a query parameter s3cond does not
+// forward.
+func NotForwardedParameter(name string) error {
+	return s3err.Newf(s3err.NotImplemented, "s3cond does not forward the query parameter %q.", name)
 }
 
 // IsReservedBucket reports whether a bucket name is one stores serve their
