@@ -145,6 +145,13 @@ func TestConfigurationBodiesAreCheckedAgainstTheGrant(t *testing.T) {
 		{"lifecycle oversize", "PUT", "/alpha?lifecycle", nil, `<LifecycleConfiguration>` + strings.Repeat(" ", int(largeConfigBody)) + `</LifecycleConfiguration>`, 400, "MalformedXML"},
 	}
 	cases = append(cases, policyCases()...)
+	runConfigCases(t, cases)
+}
+
+// runConfigCases sends each case through configProxy and checks both the
+// answer and what the store was sent.
+func runConfigCases(t *testing.T, cases []configCase) {
+	t.Helper()
 	proxyURL, store := configProxy(t)
 	for _, tc := range cases {
 		store.answer(http.StatusOK, "")
