@@ -203,6 +203,7 @@ func policyCases() []configCase {
 		c("policy allowing without a principal", "/alpha?policy", policy(`{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::alpha/*"}`), 403, "AccessDenied"),
 		c("policy that only denies", "/alpha?policy", policy(`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"arn:aws:s3:::alpha/*"}`), 200, ""),
 		c("policy denying on another bucket", "/alpha?policy", policy(`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"arn:aws:s3:::mb2/*"}`), 403, "AccessDenied"),
+		c("policy with Reſource beside Resource", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::mb2/*","Reſource":"arn:aws:s3:::granted-public/*"}`), 400, "MalformedPolicy"),
 		c("policy that is no JSON", "/alpha?policy", `<Policy/>`, 400, "MalformedPolicy"),
 	}
 }
