@@ -196,7 +196,7 @@ func policyCases() []configCase {
 		c("public policy allowing writes", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":{"AWS":"*"},"Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::granted-public/*"}`), 403, "AccessDenied"),
 		c("policy allowing another principal", "/alpha?policy", policy(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::1:root"},"Action":"s3:*","Resource":"arn:aws:s3:::alpha/*"}`), 403, "AccessDenied"),
 		c("policy allowing NotPrincipal", "/granted-public?policy", policy(`{"Effect":"Allow","NotPrincipal":{"AWS":"x"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::granted-public/*"}`), 403, "AccessDenied"),
-		c("policy allowing NotAction", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","NotAction":[],"Resource":"arn:aws:s3:::granted-public/*"}`), 403, "AccessDenied"),
+		c("policy allowing NotAction", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","NotAction":["s3:PutObject"],"Resource":"arn:aws:s3:::granted-public/*"}`), 403, "AccessDenied"),
 		c("policy allowing NotResource", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","NotResource":"arn:aws:s3:::x"}`), 403, "AccessDenied"),
 		c("policy allowing every bucket", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*"}`), 403, "AccessDenied"),
 		c("policy with the Principal twice", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::1:root"},"principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::granted-public/*"}`), 400, "MalformedPolicy"),
@@ -204,6 +204,8 @@ func policyCases() []configCase {
 		c("policy that only denies", "/alpha?policy", policy(`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"arn:aws:s3:::alpha/*"}`), 200, ""),
 		c("policy denying on another bucket", "/alpha?policy", policy(`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"arn:aws:s3:::mb2/*"}`), 403, "AccessDenied"),
 		c("policy with Reſource beside Resource", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::mb2/*","Reſource":"arn:aws:s3:::granted-public/*"}`), 400, "MalformedPolicy"),
+		c("public policy allowing without an action", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Resource":"arn:aws:s3:::granted-public/*"}`), 400, "MalformedPolicy"),
+		c("public policy with Action and NotAction", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","NotAction":"s3:GetObject","Resource":"arn:aws:s3:::granted-public/*"}`), 400, "MalformedPolicy"),
 		c("policy that is no JSON", "/alpha?policy", `<Policy/>`, 400, "MalformedPolicy"),
 	}
 }

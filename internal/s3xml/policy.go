@@ -226,17 +226,41 @@ func readStatement(doc map[string]any) (PolicyStatement, error) {
 	if err != nil {
 		return st, err
 	}
-	st.Resources, st.NotResource, err = listOf(doc, "Resource", "NotResource")
-	return st, err
+	if st.Resources, st.NotResource, err = listOf(doc, "Resource", "NotResource"); err != nil {
+		return st, err
+	}
+	return st, checkAllowNames(st)
 }
 
-// fieldOrNot reads an element and its Not form (Action and NotAction).
+// checkAllowNames refuses an Allow (or a statement of an effect S3 does not
+// know, which s3cond judges as an Allow) that names no action or no
+// resource, as S3 does: a store that filled in what is missing ("every
+// action") would allow more than s3cond checked.
+func checkAllowNames(st PolicyStatement) error {
+	if strings.EqualFold(st.Effect, "Deny") {
+		return nil
+	}
+	if len(st.Actions) == 0 {
+		return malformedPolicy("Policy has invalid action")
+	}
+	if len(st.Resources) == 0 {
+		return malformedPolicy("Policy has invalid resource")
+	}
+	return nil
+}
+
+// fieldOrNot reads an element and its Not form (Action and NotAction). A
+// statement with both is refused: s3cond would judge one, a store might
+// obey the other.
 func fieldOrNot(doc map[string]any, name, notName string) (positive, negative any, err error) {
 	if positive, err = field(doc, name); err != nil {
 		return nil, nil, err
 	}
 	if negative, err = field(doc, notName); err != nil {
 		return nil, nil, err
+	}
+	if positive != nil && negative != nil {
+		return nil, nil, malformedPolicy("A statement may have %s or %s, not both.", name, notName)
 	}
 	return positive, negative, nil
 }
