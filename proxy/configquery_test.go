@@ -21,6 +21,7 @@ func TestConfigurationACLHeadersInTheQuery(t *testing.T) {
 		{"query grant to another ID, upload", "POST", "/alpha/k?uploads&X-AMZ-GRANT-WRITE-ACP=" + grant(`id="someone"`), nil, "", 403, "AccessDenied"},
 		{"query and header", "PUT", "/alpha/k?x-amz-acl=private", http.Header{"X-Amz-Acl": {"private"}}, "data", 400, "InvalidArgument"},
 		{"query twice in two cases", "PUT", "/alpha/k?x-amz-acl=private&X-Amz-Acl=public-read", nil, "data", 400, "InvalidArgument"},
+		{"query canned ACL with an ACL body", "PUT", "/alpha?acl&x-amz-acl=private", nil, acl("CanonicalUser", `<ID>`+me+`</ID>`), 400, "UnexpectedContent"},
 		{"query private", "PUT", "/alpha/k?x-amz-acl=private", nil, "data", 200, ""},
 		{"query public-read on an anonymous bucket", "PUT", "/granted-public/k?x-amz-acl=public-read", nil, "data", 200, ""},
 		{"query grant to the client", "PUT", "/alpha/k?x-amz-grant-read=" + grant(`id="`+me+`"`), nil, "data", 200, ""},
