@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"strings"
-
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
 )
@@ -17,10 +15,13 @@ func checkACLContent(c *call) error {
 	if c.op != operation.PutBucketAcl || c.auth.Body.Length() == 0 {
 		return nil
 	}
-	for name := range c.r.Header {
-		if name == "X-Amz-Acl" || strings.HasPrefix(name, "X-Amz-Grant-") {
-			return s3err.New(s3err.UnexpectedContent)
-		}
+	// A presigned URL's ?x-amz-acl= sets the ACL as the header does.
+	set, err := requestACLHeaders(c)
+	if err != nil {
+		return err
+	}
+	if len(set) > 0 {
+		return s3err.New(s3err.UnexpectedContent)
 	}
 	return nil
 }

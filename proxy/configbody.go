@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"net/http"
+	"strings"
 
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
@@ -108,7 +109,11 @@ var streamedBodies = map[operation.Operation]bool{
 // to be forwarded (c.configBody). A write with a body s3cond does not
 // read is refused with 501, never forwarded unread.
 func (p *Proxy) checkConfiguration(c *call) error {
-	if err := p.checkACLHeaders(c, c.r.Header); err != nil {
+	aclHeaders, err := requestACLHeaders(c)
+	if err != nil {
+		return err
+	}
+	if err := p.checkACLHeaders(c, aclHeaders); err != nil {
 		return err
 	}
 	if c.op == "DeletePublicAccessBlock" {
@@ -138,6 +143,40 @@ func (p *Proxy) checkConfiguration(c *call) error {
 	}
 	c.configBody = found.Body
 	return p.checkFound(c, rule, found)
+}
+
+// requestACLHeaders gathers a request's ACL headers (x-amz-acl,
+// x-amz-grant-*) from its headers and from its query: a presigned URL
+// carries them as query parameters, and a store acts on them there too.
+// One given twice, in either place or in both, is refused: which of the
+// two a store obeys is its choice, and the check must read the one it
+// obeys.
+func requestACLHeaders(c *call) (http.Header, error) {
+	out := http.Header{}
+	add := func(name string, values []string) {
+		if lower := strings.ToLower(name); isACLHeader(lower) {
+			key := http.CanonicalHeaderKey(lower)
+			out[key] = append(out[key], values...)
+		}
+	}
+	for name, values := range c.r.Header {
+		add(name, values)
+	}
+	for name, values := range c.parsedQuery {
+		add(name, values)
+	}
+	for name, values := range out {
+		if len(values) > 1 {
+			lower := strings.ToLower(name)
+			return nil, argumentError("The header "+lower+" is given more than once (as a header or a query parameter)", lower, values[0])
+		}
+	}
+	return out, nil
+}
+
+// isACLHeader reports whether a lower-case name is a canned ACL or a grant.
+func isACLHeader(lower string) bool {
+	return lower == "x-amz-acl" || strings.HasPrefix(lower, "x-amz-grant-")
 }
 
 // configBodySpec is the spec for sending a configuration body as read:

@@ -145,6 +145,13 @@ func TestConfigurationBodiesAreCheckedAgainstTheGrant(t *testing.T) {
 		{"lifecycle oversize", "PUT", "/alpha?lifecycle", nil, `<LifecycleConfiguration>` + strings.Repeat(" ", int(largeConfigBody)) + `</LifecycleConfiguration>`, 400, "MalformedXML"},
 	}
 	cases = append(cases, policyCases()...)
+	runConfigCases(t, cases)
+}
+
+// runConfigCases sends each case through configProxy and checks both the
+// answer and what the store was sent.
+func runConfigCases(t *testing.T, cases []configCase) {
+	t.Helper()
 	proxyURL, store := configProxy(t)
 	for _, tc := range cases {
 		store.answer(http.StatusOK, "")
@@ -189,13 +196,16 @@ func policyCases() []configCase {
 		c("public policy allowing writes", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":{"AWS":"*"},"Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::granted-public/*"}`), 403, "AccessDenied"),
 		c("policy allowing another principal", "/alpha?policy", policy(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::1:root"},"Action":"s3:*","Resource":"arn:aws:s3:::alpha/*"}`), 403, "AccessDenied"),
 		c("policy allowing NotPrincipal", "/granted-public?policy", policy(`{"Effect":"Allow","NotPrincipal":{"AWS":"x"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::granted-public/*"}`), 403, "AccessDenied"),
-		c("policy allowing NotAction", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","NotAction":[],"Resource":"arn:aws:s3:::granted-public/*"}`), 403, "AccessDenied"),
+		c("policy allowing NotAction", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","NotAction":["s3:PutObject"],"Resource":"arn:aws:s3:::granted-public/*"}`), 403, "AccessDenied"),
 		c("policy allowing NotResource", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","NotResource":"arn:aws:s3:::x"}`), 403, "AccessDenied"),
 		c("policy allowing every bucket", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*"}`), 403, "AccessDenied"),
 		c("policy with the Principal twice", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::1:root"},"principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::granted-public/*"}`), 400, "MalformedPolicy"),
 		c("policy allowing without a principal", "/alpha?policy", policy(`{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::alpha/*"}`), 403, "AccessDenied"),
 		c("policy that only denies", "/alpha?policy", policy(`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"arn:aws:s3:::alpha/*"}`), 200, ""),
 		c("policy denying on another bucket", "/alpha?policy", policy(`{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"arn:aws:s3:::mb2/*"}`), 403, "AccessDenied"),
+		c("policy with Reſource beside Resource", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::mb2/*","Reſource":"arn:aws:s3:::granted-public/*"}`), 400, "MalformedPolicy"),
+		c("public policy allowing without an action", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Resource":"arn:aws:s3:::granted-public/*"}`), 400, "MalformedPolicy"),
+		c("public policy with Action and NotAction", "/granted-public?policy", policy(`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","NotAction":"s3:GetObject","Resource":"arn:aws:s3:::granted-public/*"}`), 400, "MalformedPolicy"),
 		c("policy that is no JSON", "/alpha?policy", `<Policy/>`, 400, "MalformedPolicy"),
 	}
 }

@@ -161,7 +161,8 @@ func (p *Proxy) checkACLHeaders(c *call, h http.Header) error {
 		}
 	}
 	for name, values := range h {
-		if !strings.HasPrefix(name, "X-Amz-Grant-") {
+		// Case-blind: a query parameter's name need not canonicalise.
+		if !strings.HasPrefix(strings.ToLower(name), "x-amz-grant-") {
 			continue
 		}
 		for _, list := range values {

@@ -357,7 +357,7 @@ func (p *Proxy) admit(c *call, routeErr error) error {
 // what forward sends.
 func (c *call) checkValues() error {
 	var err error
-	if c.query, err = checkQuery(c.parsedQuery, c.backend.KeyPolicy); err != nil {
+	if c.query, err = checkQueryWithoutCallName(c.parsedQuery, c.backend.KeyPolicy); err != nil {
 		return err
 	}
 	if c.checkedHeader, err = checkHeaders(c.r.Header); err != nil {

@@ -35,8 +35,9 @@ type leakyStore struct {
 }
 
 type recordedRequest struct {
-	header http.Header
-	body   string
+	header   http.Header
+	body     string
+	rawQuery string
 }
 
 func (s *leakyStore) answer(status int, body string) {
@@ -49,7 +50,7 @@ func (s *leakyStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	status, doc := s.status, strings.ReplaceAll(s.body, "HOST", r.Host)
-	s.requests = append(s.requests, recordedRequest{header: r.Header.Clone(), body: string(body)})
+	s.requests = append(s.requests, recordedRequest{header: r.Header.Clone(), body: string(body), rawQuery: r.URL.RawQuery})
 	s.mu.Unlock()
 	h := w.Header()
 	h.Set("Server", "VERSITYGW")

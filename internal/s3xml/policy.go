@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/s3cond/s3cond/s3err"
@@ -71,7 +72,7 @@ func ReadPolicy(r io.Reader) (Policy, error) {
 		return Policy{}, malformedPolicy("Policies must be valid JSON and the first byte must be '{'")
 	}
 	d := json.NewDecoder(bytes.NewReader(data))
-	if err := checkJSONValue(d, 0); err != nil {
+	if err := checkJSONValue(d, 0, false); err != nil {
 		return Policy{}, malformedPolicy("Policies must be valid JSON: %v", err)
 	}
 	if _, err := d.Token(); !errors.Is(err, io.EOF) {
@@ -81,7 +82,11 @@ func ReadPolicy(r io.Reader) (Policy, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return Policy{}, malformedPolicy("Policies must be valid JSON: %v", err)
 	}
-	statements, err := readStatements(field(doc, "Statement"))
+	statement, err := field(doc, "Statement")
+	if err != nil {
+		return Policy{}, err
+	}
+	statements, err := readStatements(statement)
 	if err != nil {
 		return Policy{}, err
 	}
@@ -89,8 +94,13 @@ func ReadPolicy(r io.Reader) (Policy, error) {
 }
 
 // checkJSONValue reads one JSON value from d, refusing nesting deeper than
-// maxPolicyDepth and an object key given twice (ignoring case).
-func checkJSONValue(d *json.Decoder, depth int) error {
+// maxPolicyDepth, an object key given twice (as field matches keys: Unicode
+// simple folding, so "Reſource" is "Resource" twice) and, outside a
+// Condition block, a key that is not ASCII: the policy grammar's keys
+// (Statement, Effect, Resource, AWS, ...) are, and a key folding onto one
+// of them is a second spelling a parser may take or not. A Condition's
+// keys may name tags, which may be any letters; s3cond reads none of them.
+func checkJSONValue(d *json.Decoder, depth int, inCondition bool) error {
 	if depth > maxPolicyDepth {
 		return fmt.Errorf("nested deeper than %d", maxPolicyDepth)
 	}
@@ -104,18 +114,24 @@ func checkJSONValue(d *json.Decoder, depth int) error {
 	}
 	keys := map[string]bool{}
 	for d.More() {
+		condition := inCondition
 		if delim == '{' {
-			key, err := d.Token()
+			tok, err := d.Token()
 			if err != nil {
 				return err
 			}
-			name := strings.ToLower(key.(string))
+			key := tok.(string)
+			if !inCondition && !isASCII(key) {
+				return fmt.Errorf("the key %q is not ASCII", key)
+			}
+			name := foldKey(key)
 			if keys[name] {
 				return fmt.Errorf("the key %q is given twice", key)
 			}
 			keys[name] = true
+			condition = condition || name == foldKey("Condition")
 		}
-		if err := checkJSONValue(d, depth+1); err != nil {
+		if err := checkJSONValue(d, depth+1, condition); err != nil {
 			return err
 		}
 	}
@@ -123,15 +139,44 @@ func checkJSONValue(d *json.Decoder, depth int) error {
 	return err
 }
 
-// field is doc's member named name, ignoring case (keys are unique so
-// ignoring case, checkJSONValue saw to it).
-func field(doc map[string]any, name string) any {
-	for k, v := range doc {
-		if strings.EqualFold(k, name) {
-			return v
+// foldKey maps a key to one spelling of its strings.EqualFold class: each
+// rune becomes the least rune of its simple folding orbit (k, K and the
+// Kelvin sign K all become K), so two keys EqualFold matches share it.
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, key)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
 		}
 	}
-	return nil
+	return true
+}
+
+// field is doc's member named name, ignoring case as encoding/json does.
+// checkJSONValue refused a key two members share; should two still match,
+// the policy is refused rather than one of them taken in map order.
+func field(doc map[string]any, name string) (any, error) {
+	var found any
+	matches := 0
+	for k, v := range doc {
+		if strings.EqualFold(k, name) {
+			found = v
+			matches++
+		}
+	}
+	if matches > 1 {
+		return nil, malformedPolicy("The policy gives %s more than once.", name)
+	}
+	return found, nil
 }
 
 func readStatements(v any) ([]PolicyStatement, error) {
@@ -161,14 +206,19 @@ func readStatements(v any) ([]PolicyStatement, error) {
 
 func readStatement(doc map[string]any) (PolicyStatement, error) {
 	var st PolicyStatement
-	effect, _ := field(doc, "Effect").(string)
-	st.Effect = effect
-	principal, notPrincipal := field(doc, "Principal"), field(doc, "NotPrincipal")
+	effect, err := field(doc, "Effect")
+	if err != nil {
+		return st, err
+	}
+	st.Effect, _ = effect.(string)
+	principal, notPrincipal, err := fieldOrNot(doc, "Principal", "NotPrincipal")
+	if err != nil {
+		return st, err
+	}
 	st.NotPrincipal = notPrincipal != nil
 	if principal == nil {
 		principal = notPrincipal
 	}
-	var err error
 	if st.Principals, err = principals(principal); err != nil {
 		return st, err
 	}
@@ -176,8 +226,43 @@ func readStatement(doc map[string]any) (PolicyStatement, error) {
 	if err != nil {
 		return st, err
 	}
-	st.Resources, st.NotResource, err = listOf(doc, "Resource", "NotResource")
-	return st, err
+	if st.Resources, st.NotResource, err = listOf(doc, "Resource", "NotResource"); err != nil {
+		return st, err
+	}
+	return st, checkAllowNames(st)
+}
+
+// checkAllowNames refuses an Allow (or a statement of an effect S3 does not
+// know, which s3cond judges as an Allow) that names no action or no
+// resource, as S3 does: a store that filled in what is missing ("every
+// action") would allow more than s3cond checked.
+func checkAllowNames(st PolicyStatement) error {
+	if strings.EqualFold(st.Effect, "Deny") {
+		return nil
+	}
+	if len(st.Actions) == 0 {
+		return malformedPolicy("Policy has invalid action")
+	}
+	if len(st.Resources) == 0 {
+		return malformedPolicy("Policy has invalid resource")
+	}
+	return nil
+}
+
+// fieldOrNot reads an element and its Not form (Action and NotAction). A
+// statement with both is refused: s3cond would judge one, a store might
+// obey the other.
+func fieldOrNot(doc map[string]any, name, notName string) (positive, negative any, err error) {
+	if positive, err = field(doc, name); err != nil {
+		return nil, nil, err
+	}
+	if negative, err = field(doc, notName); err != nil {
+		return nil, nil, err
+	}
+	if positive != nil && negative != nil {
+		return nil, nil, malformedPolicy("A statement may have %s or %s, not both.", name, notName)
+	}
+	return positive, negative, nil
 }
 
 // principals flattens a Principal: "*" or {"Type": "v" or ["v", ...]}.
@@ -206,9 +291,12 @@ func principals(v any) ([]string, error) {
 // listOf reads the field name or, failing that, notName, as a list of
 // strings; not says which one it was.
 func listOf(doc map[string]any, name, notName string) (values []string, not bool, err error) {
-	v := field(doc, name)
+	v, notV, err := fieldOrNot(doc, name, notName)
+	if err != nil {
+		return nil, false, err
+	}
 	if v == nil {
-		v, not = field(doc, notName), field(doc, notName) != nil
+		v, not = notV, notV != nil
 	}
 	if v == nil {
 		return nil, false, nil

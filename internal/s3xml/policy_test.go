@@ -16,7 +16,7 @@ func TestReadPolicyStatements(t *testing.T) {
 	doc := `{"Version":"2012-10-17","Statement":[` +
 		`{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::a/*"},` +
 		`{"effect":"Deny","principal":{"AWS":["arn:aws:iam::1:root","*"],"CanonicalUser":"c"},"NotAction":["s3:*"],"NotResource":"arn:aws:s3:::b"},` +
-		`{"Effect":"Allow","NotPrincipal":{"AWS":"x"},"Action":[],"Resource":[]}]}`
+		`{"Effect":"Deny","NotPrincipal":{"AWS":"x"},"Action":[],"Resource":[]}]}`
 	got, err := ReadPolicy(strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func TestReadPolicyStatements(t *testing.T) {
 		{Effect: "Allow", Principals: []string{"*"}, Actions: []string{"s3:GetObject"}, Resources: []string{"arn:aws:s3:::a/*"}},
 		{Effect: "Deny", Principals: []string{"AWS:*", "AWS:arn:aws:iam::1:root", "CanonicalUser:c"}, Actions: []string{"s3:*"}, NotAction: true,
 			Resources: []string{"arn:aws:s3:::b"}, NotResource: true},
-		{Effect: "Allow", Principals: []string{"AWS:x"}, NotPrincipal: true, Actions: []string{}, Resources: []string{}},
+		{Effect: "Deny", Principals: []string{"AWS:x"}, NotPrincipal: true, Actions: []string{}, Resources: []string{}},
 	}
 	if !reflect.DeepEqual(got.Statements, want) {
 		t.Errorf("statements\n got %+v\nwant %+v", got.Statements, want)
@@ -34,7 +34,7 @@ func TestReadPolicyStatements(t *testing.T) {
 	if string(got.Body) != doc {
 		t.Error("the body to forward is not the body read")
 	}
-	single, err := ReadPolicy(strings.NewReader(`{"Statement":{"Effect":"Allow","Principal":"*","Resource":"arn:aws:s3:::a"}}`))
+	single, err := ReadPolicy(strings.NewReader(`{"Statement":{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::a"}}`))
 	if err != nil || len(single.Statements) != 1 || single.Statements[0].Resources[0] != "arn:aws:s3:::a" {
 		t.Errorf("a single statement object: %+v, %v", single, err)
 	}
