@@ -68,7 +68,7 @@ var queryGrammar = map[string]paramGrammar{
 	"delimiter":          {valid: delimiterValue, refuse: invalidArgumentValue},
 	"encoding-type":      oneOf(invalidEncodingType, "url"),
 	"list-type":          oneOf(invalidArgumentValue, "2"),
-	"fetch-owner":        oneOf(invalidArgumentValue, "true", "false"),
+	"fetch-owner":        booleanParam,
 	"select-type":        oneOf(invalidArgumentValue, "2"),
 	"id":                 {valid: configurationID, refuse: invalidArgumentValue},
 	"x-id":               {valid: operationName, refuse: invalidArgumentValue},
@@ -215,6 +215,17 @@ func parseDecimal(v string) (int64, bool) {
 		n = n*10 + int64(v[i]-'0')
 	}
 	return n, true
+}
+
+// booleanParam is a boolean query parameter, read as booleanHeader reads
+// one and sent on as "true" or "false".
+var booleanParam = paramGrammar{
+	valid: func(v string, _ KeyPolicy) bool {
+		_, err := booleanHeader(v)
+		return err == nil
+	},
+	refuse:    invalidArgumentValue,
+	canonical: strings.ToLower,
 }
 
 func oneOf(refuse func(name, value string) *s3err.Error, values ...string) paramGrammar {

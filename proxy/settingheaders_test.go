@@ -53,6 +53,8 @@ func TestSettingHeaderGrammarAnswersAsS3(t *testing.T) {
 		{"X-Amz-Request-Payer", "everyone", s3err.InvalidArgument},
 		{"X-Amz-Mfa", "serial 12345", s3err.InvalidArgument},
 		{"X-Amz-Bypass-Governance-Retention", "yes", s3err.InvalidArgument},
+		{"X-Amz-Bucket-Object-Lock-Enabled", "1", s3err.InvalidArgument},
+		{"X-Amz-Server-Side-Encryption-Bucket-Key-Enabled", "true ", s3err.InvalidArgument},
 		{"Content-Md5", "AAAA", s3err.InvalidDigest},
 		{"Content-Type", "text/plain\x01", s3err.InvalidArgument},
 		{"Cache-Control", "\xff\xfe", s3err.InvalidArgument},
@@ -77,6 +79,11 @@ func TestSettingHeadersReachTheStoreAsChecked(t *testing.T) {
 		{"X-Amz-Object-Lock-Retain-Until-Date", "2030-01-02T03:04:05+02:00", "2030-01-02T01:04:05Z"},
 		{"X-Amz-Storage-Class", "STANDARD_IA", "STANDARD_IA"},
 		{"Content-Md5", base64.StdEncoding.EncodeToString(sum[:]), base64.StdEncoding.EncodeToString(sum[:])},
+		// Issue 32: botocore before 1.31 (Debian bookworm's python3-boto3)
+		// sends boolean headers as Python writes them; S3 reads them.
+		{"X-Amz-Bypass-Governance-Retention", "True", "true"},
+		{"X-Amz-Server-Side-Encryption-Bucket-Key-Enabled", "FALSE", "false"},
+		{"X-Amz-Bucket-Object-Lock-Enabled", "tRuE", "true"},
 	} {
 		status, body := v.do(t, testKeyID, http.MethodPut, "/"+bucketName+"/k", http.Header{tc.name: {tc.value}}, nil)
 		got := v.store.take()
