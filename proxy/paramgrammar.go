@@ -97,7 +97,7 @@ func grammarOf(name string) paramGrammar {
 	if operation.IsSubresource(name) {
 		return emptyValue
 	}
-	return hoistedHeader
+	return hoistedHeaderGrammar(name)
 }
 
 // nameToken is a name a store may put into a path (upload and version IDs,
