@@ -99,32 +99,42 @@ func TestClientBucketNames(t *testing.T) {
 func TestFilterBucketListDocument(t *testing.T) {
 	backend := &Backend{}
 	p := &Proxy{access: staticKeys{}, backend: backend}
-	c := &call{r: httptest.NewRequest(http.MethodGet, "/", nil), backend: backend, auth: &sigv4.Request{AccessKeyID: grantedID}}
+	filter := func(in string) (string, error) {
+		list, err := readBucketPage(strings.NewReader(in))
+		if err != nil {
+			return "", err
+		}
+		rec := httptest.NewRecorder()
+		c := &call{r: httptest.NewRequest(http.MethodGet, "/", nil), w: rec, backend: backend, auth: &sigv4.Request{AccessKeyID: grantedID}}
+		p.writeBucketList(c, list, listBucketsPaging{size: defaultBucketPage}, "")
+		return rec.Body.String(), nil
+	}
 
 	// A store that omits the namespace and adds elements s3cond does not know.
 	in := `<ListAllMyBucketsResult><Owner><ID>o1</ID><DisplayName>root</DisplayName></Owner>
 		<Buckets><Bucket><Name>alpha</Name><CreationDate>2025-01-01T00:00:00.000Z</CreationDate><Extra>x</Extra></Bucket>
 		<Bucket><Name>beta</Name><CreationDate>2025-01-02T00:00:00.000Z</CreationDate></Bucket></Buckets>
-		<ContinuationToken>next</ContinuationToken></ListAllMyBucketsResult>`
-	out, err := p.filterBucketList(c, strings.NewReader(in), "")
+		<ContinuationToken>beta</ContinuationToken></ListAllMyBucketsResult>`
+	out, err := filter(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`xmlns="` + s3xml.Namespace + `"`, "<ID>o1</ID>", "<DisplayName>root</DisplayName>",
-		"<Name>alpha</Name>", "<CreationDate>2025-01-01T00:00:00.000Z</CreationDate>", "<ContinuationToken>next</ContinuationToken>"} {
-		if !strings.Contains(string(out), want) {
+		"<Name>alpha</Name>", "<CreationDate>2025-01-01T00:00:00.000Z</CreationDate>"} {
+		if !strings.Contains(out, want) {
 			t.Errorf("filtered list lacks %s: %s", want, out)
 		}
 	}
-	if strings.Contains(string(out), "beta") {
-		t.Errorf("filtered list shows an ungranted bucket: %s", out)
+	// The store's token (versitygw's is a bucket name) is never relayed.
+	if strings.Contains(out, "beta") || strings.Contains(out, "ContinuationToken") {
+		t.Errorf("filtered list shows an ungranted bucket or the store's token: %s", out)
 	}
 
-	out, err = p.filterBucketList(c, strings.NewReader(`<ListAllMyBucketsResult><Buckets><Bucket><Name>beta</Name></Bucket></Buckets></ListAllMyBucketsResult>`), "")
-	if err != nil || !strings.Contains(string(out), "<Buckets></Buckets>") {
+	out, err = filter(`<ListAllMyBucketsResult><Buckets><Bucket><Name>beta</Name></Bucket></Buckets></ListAllMyBucketsResult>`)
+	if err != nil || !strings.Contains(out, "<Buckets></Buckets>") {
 		t.Errorf("nothing granted: %s, %v; want an empty Buckets element", out, err)
 	}
-	if _, err := p.filterBucketList(c, strings.NewReader("<html>not a bucket list"), ""); !s3err.Is(err, s3err.BadGateway) {
+	if _, err := filter("<html>not a bucket list"); !s3err.Is(err, s3err.BadGateway) {
 		t.Errorf("garbage from the store: %v, want BadGateway", err)
 	}
 }
