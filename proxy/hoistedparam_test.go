@@ -14,8 +14,8 @@ import (
 func TestHoistedHeadersHaveTheirHeadersGrammar(t *testing.T) {
 	v := newValueProbe(t, KeyPolicyStrict)
 	for _, tc := range []struct{ name, value, code string }{
-		{"x-amz-website-redirect-location", "javascript:alert(1)", "InvalidArgument"},
-		{"x-amz-website-redirect-location", "../../etc/passwd", "InvalidArgument"},
+		{"x-amz-website-redirect-location", "javascript:alert(1)", "InvalidRedirectLocation"},
+		{"x-amz-website-redirect-location", "../../etc/passwd", "InvalidRedirectLocation"},
 		{"x-amz-server-side-encryption-aws-kms-key-id", "../../..", "InvalidArgument"},
 		{"x-amz-storage-class", "BOGUS", "InvalidStorageClass"},
 		{"X-Amz-Storage-Class", "../x", "InvalidStorageClass"},

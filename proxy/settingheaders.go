@@ -161,12 +161,13 @@ func tagText(s string) bool {
 }
 
 // redirectLocation is S3's website redirect: a path from the root or an
-// http(s) URL, at most 2 KiB, of printable ASCII.
+// http(s) URL, at most 2 KiB, of printable ASCII. S3 refuses another with
+// 400 InvalidRedirectLocation (aws/aws-cli#1130 shows its answer).
 func redirectLocation(v string) (string, *s3err.Error) {
 	ok := (strings.HasPrefix(v, "/") || strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://")) &&
 		len(v) <= 2048 && isASCII(v) && !hasControlByte(v) && !strings.ContainsAny(v, "\\ ")
 	if !ok {
-		return "", s3err.Newf(s3err.InvalidArgument, "The website redirect location must have a prefix of 'http://' or 'https://' or '/'.")
+		return "", s3err.New(s3err.InvalidRedirectLocation)
 	}
 	return v, nil
 }
