@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/xml"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -136,5 +137,40 @@ func TestFilterBucketListDocument(t *testing.T) {
 	}
 	if _, err := filter("<html>not a bucket list"); !s3err.Is(err, s3err.BadGateway) {
 		t.Errorf("garbage from the store: %v, want BadGateway", err)
+	}
+}
+
+// The store's own paging is followed to its end: the fake stands for a
+// store that pages ListBuckets with a token of its own even when no
+// max-buckets is asked (S3 past 10,000 buckets; versitygw's token is the
+// next bucket's name). The client sees one list, paged by s3cond.
+func TestListBucketsFollowsTheStoresPages(t *testing.T) {
+	pages := map[string]string{
+		"":          `<ListAllMyBucketsResult><Buckets><Bucket><Name>alpha</Name></Bucket></Buckets><ContinuationToken>granted-1</ContinuationToken></ListAllMyBucketsResult>`,
+		"granted-1": `<ListAllMyBucketsResult><Buckets><Bucket><Name>granted-1</Name></Bucket><Bucket><Name>zeta</Name></Bucket></Buckets></ListAllMyBucketsResult>`,
+	}
+	proxyURL, _ := scriptedProxy(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("max-buckets") {
+			t.Errorf("the store was asked for the client's page: %s", r.URL.RawQuery)
+		}
+		_, _ = w.Write([]byte(pages[r.URL.Query().Get("continuation-token")]))
+	})
+	status, _, body := signedDo(t, http.MethodGet, proxyURL+"/", nil)
+	for _, name := range []string{"alpha", "granted-1", "zeta"} {
+		if !strings.Contains(body, "<Name>"+name+"</Name>") {
+			t.Errorf("the list lacks %s: %d %s", name, status, body)
+		}
+	}
+	if strings.Contains(body, "ContinuationToken") {
+		t.Errorf("a whole list ends with a token: %s", body)
+	}
+	status, _, body = signedDo(t, http.MethodGet, proxyURL+"/?max-buckets=2", nil)
+	var page s3xml.ListBucketsResult
+	if err := xml.Unmarshal([]byte(body), &page); err != nil || status != http.StatusOK || len(page.Buckets.Bucket) != 2 || page.ContinuationToken == "" {
+		t.Fatalf("max-buckets=2: %d %s", status, body)
+	}
+	status, _, body = signedDo(t, http.MethodGet, proxyURL+"/?max-buckets=2&continuation-token="+page.ContinuationToken, nil)
+	if status != http.StatusOK || !strings.Contains(body, "<Name>zeta</Name>") || strings.Contains(body, "alpha") || strings.Contains(body, "ContinuationToken") {
+		t.Fatalf("the second page: %d %s", status, body)
 	}
 }
