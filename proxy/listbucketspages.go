@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/s3cond/s3cond/internal/s3xml"
@@ -71,15 +71,17 @@ func bucketPaging(c *call) (listBucketsPaging, error) {
 
 // storeBucketQuery is the store's query: the client's prefix when the
 // store's names are the client's, no paging of the client's.
-func storeBucketQuery(c *call, prefix, token string) string {
-	q := url.Values{}
-	if prefix != "" {
-		q.Set("prefix", prefix)
-	}
+// Values are encoded as checkQuery encodes them (strictEscape: no '+' a
+// store could read as a space).
+func storeBucketQuery(prefix, token string) string {
+	var q []string
 	if token != "" {
-		q.Set("continuation-token", token)
+		q = append(q, "continuation-token="+strictEscape(token))
 	}
-	return q.Encode()
+	if prefix != "" {
+		q = append(q, "prefix="+strictEscape(prefix))
+	}
+	return strings.Join(q, "&")
 }
 
 // readStoreBuckets reads every page of the store's list. A first answer
@@ -91,7 +93,7 @@ func (p *Proxy) readStoreBuckets(c *call, req *http.Request, prefix string) (*s3
 		if page == maxStoreBucketPages {
 			return nil, nil, s3err.Newf(s3err.BadGateway, "The backend's bucket list has more than %d pages.", maxStoreBucketPages)
 		}
-		req.URL.RawQuery = storeBucketQuery(c, prefix, token)
+		req.URL.RawQuery = storeBucketQuery(prefix, token)
 		resp, err := c.backend.Client.Do(req.Clone(c.r.Context()))
 		if err != nil {
 			return nil, nil, backendError(err)
