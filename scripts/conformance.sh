@@ -7,7 +7,7 @@
 # to GitHub, or S3TESTS_DIR) and takes 15-30 minutes on two cores.
 # docs/conformance.md publishes its latest results and explains each difference.
 #
-#   scripts/conformance.sh                 both suites
+#   scripts/conformance.sh                 both suites (s3-tests with both boto3s)
 #   scripts/conformance.sh s3tests         only the ceph s3-tests subset (pip boto3)
 #   scripts/conformance.sh s3tests-debian  the same subset with Debian's python3-boto3
 #   scripts/conformance.sh fullflow        only `versitygw test full-flow`
