@@ -154,13 +154,19 @@ python_env() {
 	fi
 	if [ ! -x "$cache/venv/bin/python" ]; then
 		python3 -m venv --system-site-packages "$cache/venv"
-		local site
-		site=$("$cache/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-		# A .pth entry is appended to sys.path: Debian's packages come last.
-		echo /usr/lib/python3/dist-packages >"$site/zz-debian-dist-packages.pth"
 	fi
+	local site
+	site=$("$cache/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	# Debian's packages (pytest, munch, ...) come after every other: a .pth
+	# entry would put them before the first python3's own site-packages, and
+	# so Debian's python3-boto3 before the pip boto3. sitecustomize runs
+	# once all site directories are on sys.path.
+	rm -f "$site/zz-debian-dist-packages.pth"
+	echo "import sys; sys.path.append('/usr/lib/python3/dist-packages')" >"$site/sitecustomize.py"
 	"$cache/venv/bin/python" -c 'import boto3, pytest, munch, isodate, pytz, lxml, dateutil' ||
 		{ echo "conformance: the venv lacks a package s3-tests needs" >&2; exit 1; }
+	"$cache/venv/bin/python" -c 'import botocore, sys; sys.exit(tuple(map(int, botocore.__version__.split(".")[:2])) < (1, 35))' ||
+		{ echo "conformance: the venv's botocore is older than 1.35 (no IfMatch/IfNoneMatch): not the pip boto3" >&2; exit 1; }
 }
 
 case $suites in
