@@ -37,6 +37,11 @@ func compatClients() []compatEntry {
 		{name: "boto3", conditionalPut: true, conditionalDelete: true, open: newBoto3Compat,
 			note: "`put_object`/`get_object`/`list_objects_v2`/`copy_object`/`delete_object` with `IfNoneMatch`/`IfMatch`; " +
 				"the multipart upload is `upload_file` with a 5 MiB `TransferConfig` (e2e/scripts/compat_boto3.py)."},
+		{name: "boto3-debian", open: func(t *testing.T, e *Env) compatClient { return newBoto3Flavour(t, e, "debian-boto3") },
+			note: "Debian's `python3-boto3` (bookworm: boto3 1.26, botocore 1.29, `/usr/bin/python3`), driven by the same " +
+				"script as boto3; it writes boolean headers as `True` (S3 accepts them; TestBoto3sAsS3Reads checks " +
+				"DeleteObjects, CreateBucket with object lock and copies of keys holding `?` with both boto3s). Its " +
+				"model has no `IfMatch`/`IfNoneMatch` (n/a; scripts/conformance adds them with an `AWS_DATA_PATH` file)."},
 		{name: "aws-sdk-go-v2", conditionalPut: true, conditionalDelete: true, open: func(_ *testing.T, e *Env) compatClient { return goSDKCompat{e} },
 			note: "The defaults `config.LoadDefaultConfig` gives (CRC32 checksums on uploads), `IfNoneMatch`/`IfMatch` on " +
 				"PutObject and DeleteObject; the multipart upload is CreateMultipartUpload, UploadPart (5 MiB) and " +

@@ -96,7 +96,7 @@ func TestSecuritySettingHeadersAreChecked(t *testing.T) {
 		{"X-Amz-Tagging", "k=..%5C..%5Csecret", "InvalidTag"},
 		{"X-Amz-Tagging", "k=1&k=2", "InvalidArgument"},
 		{"X-Amz-Tagging", "a&b&c&d&e&f&g&h&i&j&k", "BadRequest"},
-		{"X-Amz-Website-Redirect-Location", "../../secret/s.txt", "InvalidArgument"},
+		{"X-Amz-Website-Redirect-Location", "../../secret/s.txt", "InvalidRedirectLocation"},
 		{"X-Amz-Storage-Class", "../x", "InvalidStorageClass"},
 		{"X-Amz-Meta-Big", strings.Repeat("m", 2100), "MetadataTooLarge"},
 	} {

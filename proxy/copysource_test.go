@@ -46,6 +46,9 @@ func TestParseCopySourceReadsBucketAndKey(t *testing.T) {
 		{"/bucket/dir/a%20b?versionId=3", "bucket", "dir/a b"},
 		{"b%2Dx/k%2Fl", "b-x", "k/l"},
 		{"bucket/a+b", "bucket", "a+b"},
+		{"bucket/%3Fnot-question", "bucket", "?not-question"},
+		{"bucket/a?b?versionId=1", "bucket", "a?b"},
+		{"bucket/%20/__/_", "bucket", " /__/_"},
 	} {
 		src, err := parseCopySource(tc.src)
 		if err != nil || src.bucket != tc.bucket || src.key != tc.key {

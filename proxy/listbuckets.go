@@ -1,23 +1,23 @@
 package proxy
 
 import (
-	"fmt"
-	"io"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
-	"github.com/s3cond/s3cond/s3err"
 )
 
-// serveListBuckets forwards ListBuckets and answers with only the buckets
-// the key is granted, under the names the client uses for them. Paging
-// (max-buckets, continuation-token) is the backend's: a page may come back
-// shorter, or empty with a continuation token, as S3 allows.
+// serveListBuckets answers ListBuckets with only the buckets the key is
+// granted, under the names the client uses for them, paged by s3cond
+// (listbucketspages.go).
 func (p *Proxy) serveListBuckets(c *call) {
+	paging, err := bucketPaging(c)
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
 	req, _, err := p.outboundRequest(c, p.clientBody(c))
 	if err != nil {
 		p.fail(c, err)
@@ -25,69 +25,35 @@ func (p *Proxy) serveListBuckets(c *call) {
 	}
 	// The answer is parsed, so it must not come compressed.
 	req.Header.Del("Accept-Encoding")
-	prefix := req.URL.Query().Get("prefix")
-	if prefix != "" && len(c.backend.Buckets) > 0 {
+	prefix := c.query.Get("prefix")
+	storePrefix := prefix
+	if len(c.backend.Buckets) > 0 {
 		// The prefix is of client names; the backend's names may differ,
 		// so filter here instead.
-		q := req.URL.Query()
-		q.Del("prefix")
-		req.URL.RawQuery = q.Encode()
-	} else {
-		prefix = ""
+		storePrefix = ""
 	}
-	resp, err := c.backend.Client.Do(req)
-	if err != nil {
-		p.fail(c, backendError(err))
-		return
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		// The one rewriting path (relay.go): a store's error names s3cond's
-		// backend request and key like any other operation's.
-		p.relayRewritten(c, resp)
-		return
-	}
-	body, err := p.filterBucketList(c, resp.Body, prefix)
+	list, failed, err := p.readStoreBuckets(c, req, storePrefix)
 	if err != nil {
 		p.fail(c, err)
 		return
 	}
-	clientResponseHeader(c, c.w.Header(), resp.Header)
-	for _, h := range []string{"Content-Encoding", "Content-Md5", "Etag", "Transfer-Encoding"} {
-		c.w.Header().Del(h)
+	if failed != nil {
+		defer failed.Body.Close()
+		// The one rewriting path (relay.go): a store's error names s3cond's
+		// backend request and key like any other operation's.
+		p.relayRewritten(c, failed)
+		return
 	}
-	c.w.Header().Set("Content-Type", "application/xml")
-	c.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	c.w.WriteHeader(http.StatusOK)
-	_, _ = c.w.Write(body)
+	p.writeBucketList(c, list, paging, prefix)
 }
 
-// filterBucketList reads the backend's ListAllMyBucketsResult and encodes
-// it again with only the buckets the call's key may read.
-func (p *Proxy) filterBucketList(c *call, r io.Reader, prefix string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, s3xml.MaxListBucketsResult+1))
-	if err != nil {
-		return nil, backendError(err)
+// writeBucketList answers with the client's page of the visible list.
+func (p *Proxy) writeBucketList(c *call, list *s3xml.ListBucketsResult, paging listBucketsPaging, prefix string) {
+	list.Buckets.Bucket, list.ContinuationToken = paging.page(p.visibleBuckets(c, list, prefix))
+	list.Xmlns, list.Prefix = s3xml.Namespace, ""
+	if c.parsedQuery.Has("prefix") {
+		list.Prefix = prefix
 	}
-	if len(data) > s3xml.MaxListBucketsResult {
-		return nil, s3err.Newf(s3err.BadGateway, "The backend's bucket list is larger than s3cond reads.")
-	}
-	list, err := s3xml.ParseListBuckets(data)
-	if err != nil {
-		return nil, s3err.Wrap(s3err.BadGateway, fmt.Errorf("parse the backend's ListBuckets answer: %w", err))
-	}
-	clientNames := clientBucketNames(c.backend)
-	var kept []s3xml.ListedBucket
-	for _, b := range list.Buckets.Bucket {
-		for _, name := range clientNames(b.Name) {
-			if p.listable(c, name, prefix) {
-				b.Name = name
-				kept = append(kept, b)
-			}
-		}
-	}
-	sort.SliceStable(kept, func(i, j int) bool { return kept[i].Name < kept[j].Name })
-	list.Buckets.Bucket, list.Xmlns, list.Prefix = kept, s3xml.Namespace, ""
 	if list.Owner != nil {
 		rename := toClientIdentity(c)
 		if id, ok := rename(list.Owner.ID); ok {
@@ -97,10 +63,13 @@ func (p *Proxy) filterBucketList(c *call, r io.Reader, prefix string) ([]byte, e
 			list.Owner.DisplayName = name
 		}
 	}
-	if q := c.r.URL.Query(); q.Has("prefix") {
-		list.Prefix = q.Get("prefix")
-	}
-	return list.Marshal(), nil
+	body := list.Marshal()
+	h := c.w.Header()
+	clientResponseHeader(c, h, http.Header{}) // the store's pages' headers describe its pages
+	h.Set("Content-Type", "application/xml")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	c.w.WriteHeader(http.StatusOK)
+	_, _ = c.w.Write(body)
 }
 
 // listable reports whether the client sees bucket (a client name) in its

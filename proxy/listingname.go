@@ -11,11 +11,24 @@ import (
 	"github.com/s3cond/s3cond/internal/s3xml"
 )
 
-// bucketNameElements names, for each successful answer that names its
-// bucket, the element that holds the name. In each of these documents it
-// is the root's first child that can hold a bucket name, before any key,
-// marker or prefix the client chose.
-var bucketNameElements = map[operation.Operation]string{
+// bucketNameElements names, for each document root that names its bucket,
+// the element that holds the name. In each of these documents it is the
+// root's first child that can hold a bucket name, before any key, marker
+// or prefix the client chose. The document, not the operation, decides: a
+// store that answers a sub-resource it does not know with the bucket's
+// listing names its bucket all the same.
+var bucketNameElements = map[string]string{
+	"ListBucketResult":              "Name",
+	"ListVersionsResult":            "Name",
+	"ListMultipartUploadsResult":    "Bucket",
+	"ListPartsResult":               "Bucket",
+	"InitiateMultipartUploadResult": "Bucket",
+	"CompleteMultipartUploadResult": "Bucket",
+}
+
+// operationNameElements is where an operation's own answer names its
+// bucket, for a store whose document has another root than S3's.
+var operationNameElements = map[operation.Operation]string{
 	operation.ListObjects:           "Name",
 	operation.ListObjectsV2:         "Name",
 	operation.ListObjectVersions:    "Name",
@@ -24,21 +37,34 @@ var bucketNameElements = map[operation.Operation]string{
 	operation.CreateMultipartUpload: "Bucket",
 }
 
+// nameElement is the element of head that names the bucket: by the
+// document's root, else by the operation.
+func nameElement(c *call, head []byte) (string, bool) {
+	if root, found := s3xml.RootElement(head); found {
+		if element, known := bucketNameElements[root]; known {
+			return element, true
+		}
+	}
+	element, known := operationNameElements[c.op]
+	return element, known
+}
+
 // bucketNameSearchBytes bounds how much of a listing is searched for the
 // bucket's name; S3 writes it in the first few hundred bytes.
 const bucketNameSearchBytes = 4 << 10
 
 // renamedBucket reports the backend's name for the call's bucket when
-// backend.buckets maps it to another name and the answer names it; the
-// answer must then be renamed before the client sees it. Unmapped buckets
-// (the usual case) cost one map lookup.
-func renamedBucket(c *call, status int) (element, backendName string, ok bool) {
+// backend.buckets maps it to another name and the answer is a document
+// (not the client's data) that may name it; the answer must then be read
+// before the client sees it. Unmapped buckets (the usual case) cost one
+// map lookup.
+func renamedBucket(c *call, resp *http.Response) (backendName string, ok bool) {
 	backendName, mapped := c.backend.Buckets[c.target.Bucket]
-	if !mapped || backendName == c.target.Bucket || status != http.StatusOK || c.r.Method == http.MethodHead {
-		return "", "", false
+	if !mapped || backendName == c.target.Bucket || resp.StatusCode != http.StatusOK || resp.ContentLength == 0 ||
+		c.r.Method == http.MethodHead || dataAnswers[c.op] {
+		return "", false
 	}
-	element, ok = bucketNameElements[c.op]
-	return element, backendName, ok
+	return backendName, true
 }
 
 // relayRenamed streams a successful answer whose document names the
@@ -47,12 +73,16 @@ func renamedBucket(c *call, status int) (element, backendName string, ok bool) {
 // streams as forward streams any answer. If the name is not where S3 puts
 // it, the answer passes untouched. With identities, the renamed document
 // goes on through relayIdentities.
-func (p *Proxy) relayRenamed(c *call, resp *http.Response, element, backendName string, identities bool) {
+func (p *Proxy) relayRenamed(c *call, resp *http.Response, backendName string, identities bool) {
 	body := bufio.NewReaderSize(resp.Body, bucketNameSearchBytes)
 	head, _ := body.Peek(bucketNameSearchBytes) // shorter at the body's end; a read error shows in the copy
 	h := c.w.Header()
 	clientResponseHeader(c, h, resp.Header)
-	start, end, found := s3xml.ElementText(head, element)
+	var start, end int
+	element, found := nameElement(c, head)
+	if found {
+		start, end, found = s3xml.ElementText(head, element)
+	}
 	var renamed io.Reader = body
 	length := resp.ContentLength
 	if found && string(head[start:end]) == backendName {

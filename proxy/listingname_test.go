@@ -69,3 +69,27 @@ func TestListingOfAnotherNamePassesUntouched(t *testing.T) {
 		t.Fatalf("status %d body %s", status, body)
 	}
 }
+
+// Issue 32, finding 9: the name was rewritten by operation, so a store
+// that answers a sub-resource it does not implement with the bucket's
+// listing (as a store that reads only the path does; the fake below stands
+// for one) showed the client the backend's bucket name. The document's root
+// decides now. A GetObject's body is the client's data and passes as
+// stored, even when it is such a document.
+func TestListingNamedByItsRootWhateverTheOperation(t *testing.T) {
+	backendDoc := listingOf("backend-archive", 2)
+	proxyURL, _ := scriptedProxy(t, map[string]string{bucketName: "backend-archive"}, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(backendDoc)) // a listing for whatever was asked
+	})
+	for _, query := range []string{"tagging", "versioning", "location", "object-lock", "list-type=2"} {
+		status, _, body := signedDo(t, http.MethodGet, proxyURL+"/"+bucketName+"?"+query, nil)
+		if status != http.StatusOK || strings.Contains(body, "<Name>backend-archive</Name>") ||
+			!strings.Contains(body, "<Name>"+bucketName+"</Name>") {
+			t.Errorf("GET ?%s: %d %.200s; want the client's bucket name", query, status, body)
+		}
+	}
+	status, _, body := signedDo(t, http.MethodGet, proxyURL+"/"+bucketName+"/object.xml", nil)
+	if status != http.StatusOK || body != backendDoc {
+		t.Errorf("GetObject of an object holding a listing: %d %.200s; want its bytes as stored", status, body)
+	}
+}

@@ -68,7 +68,7 @@ var queryGrammar = map[string]paramGrammar{
 	"delimiter":          {valid: delimiterValue, refuse: invalidArgumentValue},
 	"encoding-type":      oneOf(invalidEncodingType, "url"),
 	"list-type":          oneOf(invalidArgumentValue, "2"),
-	"fetch-owner":        oneOf(invalidArgumentValue, "true", "false"),
+	"fetch-owner":        booleanParam,
 	"select-type":        oneOf(invalidArgumentValue, "2"),
 	"id":                 {valid: configurationID, refuse: invalidArgumentValue},
 	"x-id":               {valid: operationName, refuse: invalidArgumentValue},
@@ -97,7 +97,7 @@ func grammarOf(name string) paramGrammar {
 	if operation.IsSubresource(name) {
 		return emptyValue
 	}
-	return hoistedHeader
+	return hoistedHeaderGrammar(name)
 }
 
 // nameToken is a name a store may put into a path (upload and version IDs,
@@ -124,21 +124,34 @@ func objectKey(v string, kp KeyPolicy) bool {
 	return len(v) <= operation.MaxKeyBytes && utf8.ValidString(v) && kp.Check(v) == nil
 }
 
-// keyPrefix is a listing prefix: a key whose last segment may be partial,
-// so only ".." is refused there (a store that joins the prefix to the
-// bucket's directory would leave it); the complete segments are the key
-// policy's.
+// keyPrefix is a listing prefix: S3 takes any string (s3-tests lists
+// with the prefix "/"). A prefix selects keys and names none, so a "." or
+// empty segment only lists other keys of the same bucket; only a ".."
+// segment, anywhere in it, is refused (a store that joins the prefix to the
+// bucket's directory would leave it), and a NUL byte, under every key
+// policy but opaque.
 func keyPrefix(v string, kp KeyPolicy) bool {
 	if len(v) > operation.MaxKeyBytes || !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
 		return false
 	}
-	head, last := v[:strings.LastIndexByte(v, '/')+1], v[strings.LastIndexByte(v, '/')+1:]
-	return kp.Check(head) == nil && (kp == KeyPolicyOpaque || last != "..")
+	if kp == KeyPolicyOpaque {
+		return true
+	}
+	for rest, more := v, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
+		if seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
-// delimiterValue is any short UTF-8 string without control bytes.
+// delimiterValue is any short UTF-8 string but one holding a NUL byte: S3
+// takes control bytes there (s3-tests lists with the delimiter "\n"), and
+// the store's query carries them percent-encoded.
 func delimiterValue(v string, _ KeyPolicy) bool {
-	return len(v) <= operation.MaxKeyBytes && utf8.ValidString(v) && !hasControlByte(v)
+	return len(v) <= operation.MaxKeyBytes && utf8.ValidString(v) && strings.IndexByte(v, 0) < 0
 }
 
 // headerLikeValue is what may become a header: UTF-8 without control
@@ -215,6 +228,17 @@ func parseDecimal(v string) (int64, bool) {
 		n = n*10 + int64(v[i]-'0')
 	}
 	return n, true
+}
+
+// booleanParam is a boolean query parameter, read as booleanHeader reads
+// one and sent on as "true" or "false".
+var booleanParam = paramGrammar{
+	valid: func(v string, _ KeyPolicy) bool {
+		_, err := booleanHeader(v)
+		return err == nil
+	},
+	refuse:    invalidArgumentValue,
+	canonical: strings.ToLower,
 }
 
 func oneOf(refuse func(name, value string) *s3err.Error, values ...string) paramGrammar {

@@ -39,8 +39,8 @@ func (p *Proxy) relayAnswer(c *call, resp *http.Response, held *holdbackReader) 
 		return
 	}
 	renames := rewritesIdentities(c, resp)
-	if element, backendName, ok := renamedBucket(c, resp.StatusCode); ok {
-		p.relayRenamed(c, resp, element, backendName, renames)
+	if backendName, ok := renamedBucket(c, resp); ok {
+		p.relayRenamed(c, resp, backendName, renames)
 		return
 	}
 	clientResponseHeader(c, c.w.Header(), resp.Header)

@@ -46,11 +46,11 @@ var settingHeaderGrammars = []headerGrammar{
 	{"x-amz-copy-source-server-side-encryption-customer-key-MD5", "X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key-Md5", base64Bytes(16)},
 	{"x-amz-server-side-encryption-aws-kms-key-id", "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id", kmsKeyID},
 	{"x-amz-server-side-encryption-context", "X-Amz-Server-Side-Encryption-Context", base64Text},
-	{"x-amz-server-side-encryption-bucket-key-enabled", "X-Amz-Server-Side-Encryption-Bucket-Key-Enabled", enumHeader(nil, "true", "false")},
+	{"x-amz-server-side-encryption-bucket-key-enabled", "X-Amz-Server-Side-Encryption-Bucket-Key-Enabled", booleanHeader},
 	{"x-amz-object-lock-mode", "X-Amz-Object-Lock-Mode", enumHeader(nil, "GOVERNANCE", "COMPLIANCE")},
 	{"x-amz-object-lock-retain-until-date", "X-Amz-Object-Lock-Retain-Until-Date", retainUntilDate},
 	{"x-amz-object-lock-legal-hold", "X-Amz-Object-Lock-Legal-Hold", enumHeader(nil, "ON", "OFF")},
-	{"x-amz-bucket-object-lock-enabled", "X-Amz-Bucket-Object-Lock-Enabled", enumHeader(nil, "true", "false")},
+	{"x-amz-bucket-object-lock-enabled", "X-Amz-Bucket-Object-Lock-Enabled", booleanHeader},
 	{"x-amz-metadata-directive", "X-Amz-Metadata-Directive", enumHeader(nil, "COPY", "REPLACE")},
 	{"x-amz-tagging-directive", "X-Amz-Tagging-Directive", enumHeader(nil, "COPY", "REPLACE")},
 	{"x-amz-acl", "X-Amz-Acl", enumHeader(nil, "private", "public-read", "public-read-write", "authenticated-read",
@@ -59,7 +59,7 @@ var settingHeaderGrammars = []headerGrammar{
 	{"x-amz-source-expected-bucket-owner", "X-Amz-Source-Expected-Bucket-Owner", accountID},
 	{"x-amz-request-payer", "X-Amz-Request-Payer", enumHeader(nil, "requester")},
 	{"x-amz-mfa", "X-Amz-Mfa", mfaValue},
-	{"x-amz-bypass-governance-retention", "X-Amz-Bypass-Governance-Retention", enumHeader(nil, "true", "false")},
+	{"x-amz-bypass-governance-retention", "X-Amz-Bypass-Governance-Retention", booleanHeader},
 	{"Content-MD5", "Content-Md5", base64Bytes(16)},
 	{"Content-Type", "Content-Type", headerText},
 	{"Content-Language", "Content-Language", headerText},
@@ -161,12 +161,13 @@ func tagText(s string) bool {
 }
 
 // redirectLocation is S3's website redirect: a path from the root or an
-// http(s) URL, at most 2 KiB, of printable ASCII.
+// http(s) URL, at most 2 KiB, of printable ASCII. S3 refuses another with
+// 400 InvalidRedirectLocation (aws/aws-cli#1130 shows its answer).
 func redirectLocation(v string) (string, *s3err.Error) {
 	ok := (strings.HasPrefix(v, "/") || strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://")) &&
 		len(v) <= 2048 && isASCII(v) && !hasControlByte(v) && !strings.ContainsAny(v, "\\ ")
 	if !ok {
-		return "", s3err.Newf(s3err.InvalidArgument, "The website redirect location must have a prefix of 'http://' or 'https://' or '/'.")
+		return "", s3err.New(s3err.InvalidRedirectLocation)
 	}
 	return v, nil
 }
@@ -199,6 +200,20 @@ func enumHeader(refused func() *s3err.Error, values ...string) func(string) (str
 		}
 		return "", s3err.Newf(s3err.InvalidArgument, "The header's value is not one of %s", strings.Join(values, ", "))
 	}
+}
+
+// booleanHeader is a boolean as S3 reads it: "true" or "false" in any
+// case, sent on as "true" or "false". botocore before 1.31 writes a
+// boolean header with Python's str() ("True"), which S3 accepts; Debian
+// bookworm's python3-boto3 still does.
+func booleanHeader(v string) (string, *s3err.Error) {
+	switch {
+	case strings.EqualFold(v, "true"):
+		return "true", nil
+	case strings.EqualFold(v, "false"):
+		return "false", nil
+	}
+	return "", s3err.Newf(s3err.InvalidArgument, "The header's value is not a boolean (true or false)")
 }
 
 // base64Bytes is the standard base64 of exactly size bytes (keys, MD5s).

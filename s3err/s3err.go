@@ -37,6 +37,7 @@ const (
 	InvalidDigest                     Code = "InvalidDigest"
 	InvalidPart                       Code = "InvalidPart"
 	InvalidPartOrder                  Code = "InvalidPartOrder"
+	InvalidRedirectLocation           Code = "InvalidRedirectLocation"
 	InvalidStorageClass               Code = "InvalidStorageClass"
 	InvalidTag                        Code = "InvalidTag"
 	MetadataTooLarge                  Code = "MetadataTooLarge"
@@ -97,6 +98,7 @@ var table = map[Code]entry{
 	InvalidDigest:                     {http.StatusBadRequest, "The Content-MD5 you specified is not valid."},
 	InvalidPart:                       {http.StatusBadRequest, "One or more of the specified parts could not be found. The part might not have been uploaded, or the specified entity tag might not have matched the part's entity tag."},
 	InvalidPartOrder:                  {http.StatusBadRequest, "The list of parts was not in ascending order. The parts list must be specified in order by part number."},
+	InvalidRedirectLocation:           {http.StatusBadRequest, "The website redirect location must have a prefix of 'http://' or 'https://' or '/'."},
 	InvalidStorageClass:               {http.StatusBadRequest, "The storage class you specified is not valid."},
 	InvalidTag:                        {http.StatusBadRequest, "The TagValue you have provided is invalid"},
 	MetadataTooLarge:                  {http.StatusBadRequest, "Your metadata headers exceed the maximum allowed metadata size."},

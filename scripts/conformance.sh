@@ -7,8 +7,9 @@
 # to GitHub, or S3TESTS_DIR) and takes 15-30 minutes on two cores.
 # docs/conformance.md publishes its latest results and explains each difference.
 #
-#   scripts/conformance.sh                 both suites
-#   scripts/conformance.sh s3tests         only the ceph s3-tests subset
+#   scripts/conformance.sh                 both suites (s3-tests with both boto3s)
+#   scripts/conformance.sh s3tests         only the ceph s3-tests subset (pip boto3)
+#   scripts/conformance.sh s3tests-debian  the same subset with Debian's python3-boto3
 #   scripts/conformance.sh fullflow        only `versitygw test full-flow`
 #
 # Environment:
@@ -31,6 +32,13 @@
 #   CONFORMANCE_KEY_POLICY backend.key_policy of the s3cond under test (default strict)
 #   FULLFLOW_TESTS   space-separated versitygw test names to run one by one
 #                    instead of the whole full-flow (to re-check a few tests)
+#
+# s3tests-debian runs the suite with /usr/bin/python3 and Debian's
+# python3-boto3 (bookworm: botocore 1.29, which writes boolean headers as
+# "True"); its S3 model lacks PutObject's and CompleteMultipartUpload's
+# IfMatch/IfNoneMatch, which AWS_DATA_PATH=scripts/conformance/botocore-extras
+# adds (an sdk-extras file botocore merges into its model). Its results are
+# s3tests-debian-<target>.*.
 #
 # Needs: go, python3 with boto3 >= 1.35 (IfMatch/IfNoneMatch), Debian's
 # python3-pytest python3-munch python3-isodate python3-tz python3-lxml
@@ -81,25 +89,32 @@ run_suite() {
 	echo "$suite against $target ($endpoint)"
 	local log="$out/$suite-$target.log" started=$SECONDS
 	case $suite in
-	s3tests) run_s3tests "$target" "$endpoint" "$log" ;;
+	s3tests) run_s3tests "$target" "$endpoint" "$log" s3tests "$cache/venv/bin/python" ;;
+	s3tests-debian) run_s3tests "$target" "$endpoint" "$log" s3tests-debian /usr/bin/python3 ;;
 	fullflow) run_fullflow "$endpoint" "$access" "$secret" "$log" ;;
 	esac
 	stop_servers
 	echo "  $(wc -l <"$out/$suite-$target.pass") passed, $(wc -l <"$out/$suite-$target.fail") failed in $((SECONDS - started)) s"
 }
 
+# run_s3tests TARGET ENDPOINT LOG SUITE PYTHON
 run_s3tests() {
-	local target=$1 endpoint=$2 log=$3 dir conf="$work/s3tests-$target.conf"
+	local target=$1 endpoint=$2 log=$3 suite=$4 python=$5 dir conf="$work/s3tests-$target.conf"
 	dir=$(s3tests_checkout)
 	python_env
+	local data_path=""
+	if [ "$suite" = s3tests-debian ]; then
+		"$python" -c 'import boto3' || { echo "conformance: $python lacks Debian's python3-boto3" >&2; exit 1; }
+		data_path="$here/botocore-extras"
+	fi
 	"$here/s3tests-conf.sh" "$target" "${endpoint#http://}" >"$conf"
 	local args=(-p no:cacheprovider -rA -q -o console_output_style=classic
 		s3tests/functional/test_s3.py s3tests/functional/test_headers.py)
 	[ -n "$S3TESTS_K" ] && args+=(-k "$S3TESTS_K")
 	[ -n "$S3TESTS_M" ] && args+=(-m "$S3TESTS_M")
-	(cd "$dir" && S3TEST_CONF=$conf timeout 3600 "$cache/venv/bin/python" -m pytest "${args[@]}") >"$log" 2>&1 || true
+	(cd "$dir" && S3TEST_CONF=$conf AWS_DATA_PATH=$data_path timeout 3600 "$python" -m pytest "${args[@]}") >"$log" 2>&1 || true
 	# -rA ends with one line per test: "PASSED file::name", "FAILED file::name - why".
-	"$here/results.sh" s3tests "$log" "$out/s3tests-$target"
+	"$here/results.sh" s3tests "$log" "$out/$suite-$target"
 }
 
 run_fullflow() {
@@ -139,19 +154,25 @@ python_env() {
 	fi
 	if [ ! -x "$cache/venv/bin/python" ]; then
 		python3 -m venv --system-site-packages "$cache/venv"
-		local site
-		site=$("$cache/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-		# A .pth entry is appended to sys.path: Debian's packages come last.
-		echo /usr/lib/python3/dist-packages >"$site/zz-debian-dist-packages.pth"
 	fi
+	local site
+	site=$("$cache/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	# Debian's packages (pytest, munch, ...) come after every other: a .pth
+	# entry would put them before the first python3's own site-packages, and
+	# so Debian's python3-boto3 before the pip boto3. sitecustomize runs
+	# once all site directories are on sys.path.
+	rm -f "$site/zz-debian-dist-packages.pth"
+	echo "import sys; sys.path.append('/usr/lib/python3/dist-packages')" >"$site/sitecustomize.py"
 	"$cache/venv/bin/python" -c 'import boto3, pytest, munch, isodate, pytz, lxml, dateutil' ||
 		{ echo "conformance: the venv lacks a package s3-tests needs" >&2; exit 1; }
+	"$cache/venv/bin/python" -c 'import botocore, sys; sys.exit(tuple(map(int, botocore.__version__.split(".")[:2])) < (1, 35))' ||
+		{ echo "conformance: the venv's botocore is older than 1.35 (no IfMatch/IfNoneMatch): not the pip boto3" >&2; exit 1; }
 }
 
 case $suites in
-all) set -- s3tests fullflow ;;
-s3tests | fullflow) set -- "$suites" ;;
-*) echo "usage: $0 [all|s3tests|fullflow]" >&2; exit 2 ;;
+all) set -- s3tests s3tests-debian fullflow ;;
+s3tests | s3tests-debian | fullflow) set -- "$suites" ;;
+*) echo "usage: $0 [all|s3tests|s3tests-debian|fullflow]" >&2; exit 2 ;;
 esac
 for suite in "$@"; do
 	for target in ${CONFORMANCE_TARGETS:-direct s3cond}; do

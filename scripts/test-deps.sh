@@ -31,6 +31,15 @@ if ! command -v rclone >/dev/null || ! command -v s3cmd >/dev/null || ! command 
 	$sudo apt-get install -y rclone s3cmd docker-compose
 fi
 
+# Debian's python3-boto3 (botocore 1.29 on bookworm), the distro client of the
+# compatibility matrix beside the pip boto3: /usr/bin/python3 imports it.
+if ! /usr/bin/python3 -c 'import boto3' 2>/dev/null; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update
+	$sudo apt-get install -y python3-boto3
+fi
+
 # etcd, the second fleet lease store: internal/testservers starts
 # three-member clusters of Debian's etcd-server.
 if [ -z "${S3COND_ETCD:-}" ] && ! command -v etcd >/dev/null; then

@@ -12,6 +12,11 @@ Usage: python3 compat_boto3.py ENDPOINT OP ARGS...
   multipart BUCKET KEY FILE PART_SIZE_BYTES    (boto3's managed upload_file)
   copy BUCKET SOURCE_KEY DEST_KEY
   delete BUCKET KEY IF_MATCH
+  delete-quiet BUCKET KEY...                   (DeleteObjects, Quiet and BypassGovernanceRetention)
+  create-bucket BUCKET OBJECT_LOCK             (OBJECT_LOCK "true": ObjectLockEnabledForBucket=True)
+Old botocores (before 1.31, e.g. Debian bookworm's 1.29) send boolean headers
+as Python writes them ("True"), newer ones as "true": the last two operations
+send one each.
 Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY.
 """
 import json
@@ -76,6 +81,15 @@ def run(endpoint, op, args):
     if op == "delete":
         bucket, key, if_match = args
         s3.delete_object(Bucket=bucket, Key=key, **conditions(if_match, ""))
+        return {}
+    if op == "delete-quiet":
+        bucket, keys = args[0], args[1:]
+        out = s3.delete_objects(Bucket=bucket, BypassGovernanceRetention=True,
+                                Delete={"Objects": [{"Key": k} for k in keys], "Quiet": True})
+        return {"keys": [e["Key"] for e in out.get("Errors", [])]}
+    if op == "create-bucket":
+        bucket, lock = args
+        s3.create_bucket(Bucket=bucket, ObjectLockEnabledForBucket=(lock == "true"))
         return {}
     raise SystemExit(f"unknown operation {op!r}")
 

@@ -79,3 +79,28 @@ func ElementText(doc []byte, element string) (start, end int, found bool) {
 	}
 	return start, start + j, true
 }
+
+// RootElement is the local name of doc's root element, read from the head
+// of a document (an XML declaration, comments and whitespace before it are
+// skipped); found is false when the head holds no start tag.
+func RootElement(head []byte) (name string, found bool) {
+	for {
+		i := bytes.IndexByte(head, '<')
+		if i < 0 || i+1 >= len(head) {
+			return "", false
+		}
+		head = head[i+1:]
+		if head[0] == '?' || head[0] == '!' { // a declaration, processing instruction or comment
+			continue
+		}
+		end := bytes.IndexAny(head, " \t\r\n/>")
+		if end <= 0 {
+			return "", false
+		}
+		tag := head[:end]
+		if colon := bytes.LastIndexByte(tag, ':'); colon >= 0 {
+			tag = tag[colon+1:]
+		}
+		return string(tag), len(tag) > 0
+	}
+}

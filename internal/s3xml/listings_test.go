@@ -47,3 +47,19 @@ func TestElementText(t *testing.T) {
 		t.Error("found an element cut off by the head's end")
 	}
 }
+
+func TestRootElement(t *testing.T) {
+	for doc, want := range map[string]string{
+		`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<ListBucketResult xmlns="x"><Name>b</Name>`: "ListBucketResult",
+		`<!-- a store's comment --><s3:ListPartsResult><Bucket>b</Bucket>`:                             "ListPartsResult",
+		`<Tagging/>`:                          "Tagging",
+		"  \t<InitiateMultipartUploadResult>": "InitiateMultipartUploadResult",
+		`not a document`:                      "",
+		`<?xml version="1.0"?>`:               "",
+	} {
+		got, found := RootElement([]byte(doc))
+		if got != want || found != (want != "") {
+			t.Errorf("RootElement(%q) = %q %v, want %q", doc, got, found, want)
+		}
+	}
+}

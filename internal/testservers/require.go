@@ -16,7 +16,8 @@ const installStep = "scripts/test-deps.sh installs it (./test.sh runs that first
 // installed, and returns its path. Known names: "moto" (moto_server, or the
 // Python of $S3COND_MOTO_PYTHON), "dynalite" (node and the dynalite pinned by
 // e2e/node), "node_modules" (node and e2e/node's pinned packages),
-// "versitygw"; any other name is looked up on PATH.
+// "versitygw", "boto3" (the first python3 on PATH, importing boto3),
+// "debian-boto3" (Debian's /usr/bin/python3 with python3-boto3); any other name is looked up on PATH.
 //
 // A missing program fails the test with a message naming the install step,
 // so a full run (./test.sh, CI) never passes by skipping. Under `go test
@@ -79,6 +80,14 @@ func find(t testing.TB, program string) (string, error) {
 		}
 		if out, err := exec.Command(python, "-c", "import boto3").CombinedOutput(); err != nil {
 			return "", fmt.Errorf("%s cannot import boto3: %v: %s", python, err, out)
+		}
+		return python, nil
+	case "debian-boto3":
+		// Debian's python3-boto3 (botocore 1.29 on bookworm), beside the
+		// pip one the first python3 on PATH has: what distro users run.
+		const python = "/usr/bin/python3"
+		if out, err := exec.Command(python, "-c", "import boto3").CombinedOutput(); err != nil {
+			return "", fmt.Errorf("%s cannot import boto3 (apt-get install python3-boto3): %v: %s", python, err, out)
 		}
 		return python, nil
 	case "":
