@@ -118,7 +118,7 @@ func sendFramed(ctx context.Context, s *store, opts Options, key string, end fra
 	if err != nil {
 		return 0, fmt.Errorf("build the framed upload: %w", err)
 	}
-	req.ContentLength = length // longer than a cut-off stream: the client closes the connection short
+	req.ContentLength = length // longer than a cut-off stream: sendCutOff half-closes the connection short
 	req.Header.Set("Content-Encoding", "aws-chunked")
 	req.Header.Set("X-Amz-Decoded-Content-Length", strconv.Itoa(len(framingPayload)))
 	req.Header.Set("X-Amz-Trailer", "x-amz-checksum-crc32")
@@ -133,11 +133,11 @@ func sendFramed(ctx context.Context, s *store, opts Options, key string, end fra
 		return 0, fmt.Errorf("sign the framed upload: %w", err)
 	}
 	s.written.wrote(key) // cleanup deletes only what the probe recorded writing
+	if end == framedCutOff {
+		return sendCutOff(ctx, opts, req, stream)
+	}
 	resp, err := s.pools[1].Do(req)
 	if err != nil {
-		if end == framedCutOff {
-			return 0, nil
-		}
 		return 0, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -147,7 +147,7 @@ func sendFramed(ctx context.Context, s *store, opts Options, key string, end fra
 
 // frameForCheck is framingPayload as one chunk and its trailer, and the
 // Content-Length to declare: a cut-off stream is sent without its final
-// chunk but declares the whole length, so the client closes short.
+// chunk but declares the whole length, so the store sees a FIN mid-body.
 func frameForCheck(end framedUpload) ([]byte, int64) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%x\r\n%s\r\n", len(framingPayload), framingPayload)
