@@ -43,21 +43,22 @@ const (
 
 // Framing checks BodyFraming on the store: a framed upload must be stored
 // as its payload, and one with a wrong trailer or cut off before its final
-// chunk must leave nothing. With no opts.Bucket it checks in the first
-// bucket the store lists, or, on a store with none yet (a fresh one at
-// s3cond's first start), in a scratch bucket it creates and deletes. It
-// writes under opts.Prefix and removes what it wrote.
+// chunk must leave nothing. It writes under opts.Prefix in opts.Bucket
+// (probe_bucket) and removes what it wrote; with no opts.Bucket, in a
+// scratch bucket it creates and deletes, never in a bucket it found: that
+// may be a production bucket whose versions, retention or notifications
+// would keep or announce the check's objects.
 func Framing(ctx context.Context, opts Options) Result {
 	opts = opts.withDefaults()
 	runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	scratchBucket := false
 	if opts.Bucket == "" {
-		bucket, created, err := framingBucket(runCtx, opts)
+		bucket, err := createScratchBucket(runCtx, opts, "")
 		if err != nil {
-			return Result{Verdict: Error, Detail: err.Error()}
+			return Result{Verdict: Error, Detail: "framing: " + err.Error()}
 		}
-		opts.Bucket, scratchBucket = bucket, created
+		opts.Bucket, scratchBucket = bucket, true
 	}
 	s := newStore(opts)
 	defer func() {
@@ -134,12 +135,15 @@ func sendFramed(ctx context.Context, s *store, opts Options, key string, end fra
 	}
 	s.written.wrote(key) // cleanup deletes only what the probe recorded writing
 	if end == framedCutOff {
-		return sendCutOff(ctx, opts, req, stream)
+		status, header, err := sendCutOff(ctx, opts, req, stream)
+		s.written.stored(key, header.Get("X-Amz-Version-Id"))
+		return status, err
 	}
 	resp, err := s.pools[1].Do(req)
 	if err != nil {
 		return 0, err
 	}
+	s.written.stored(key, resp.Header.Get("X-Amz-Version-Id"))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	return resp.StatusCode, nil
@@ -188,26 +192,19 @@ func objectURL(opts Options, key string) (string, error) {
 	return u.String(), nil
 }
 
-// framingBucket finds a bucket for a check that was given none: the first
-// the store lists (the check writes only under its scratch prefix there),
-// else a scratch bucket named like the prefix, created here (created).
-func framingBucket(ctx context.Context, opts Options) (bucket string, created bool, err error) {
+// createScratchBucket creates the bucket named like opts.Prefix and
+// suffix. A key scoped to some buckets may not create one: the error says
+// that probe_bucket lets the check run in a bucket it may write instead.
+func createScratchBucket(ctx context.Context, opts Options, suffix string) (string, error) {
 	s := newStore(opts)
 	defer s.close()
-	out, err := s.c().ListBuckets(ctx, &s3.ListBucketsInput{})
-	if err != nil {
-		return "", false, fmt.Errorf("list the store's buckets for a place to check framing: %s", answered(0, nil, err))
-	}
-	if len(out.Buckets) > 0 {
-		return aws.ToString(out.Buckets[0].Name), false, nil
-	}
-	bucket = strings.TrimSuffix(opts.Prefix, "/")
+	bucket := strings.TrimSuffix(opts.Prefix, "/") + suffix
 	in := &s3.CreateBucketInput{Bucket: &bucket}
 	if opts.Region != "us-east-1" { // S3 wants the region named everywhere else
 		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(opts.Region)}
 	}
 	if _, err := s.c().CreateBucket(ctx, in); err != nil {
-		return "", false, fmt.Errorf("the store has no bucket to check framing in, and creating %s failed (set probe_bucket): %s", bucket, answered(0, nil, err))
+		return "", fmt.Errorf("creating the scratch bucket %s failed: %s (set probe_bucket to a bucket s3cond's key may write, and the check runs there under a scratch prefix)", bucket, answered(0, nil, err))
 	}
-	return bucket, true, nil
+	return bucket, nil
 }

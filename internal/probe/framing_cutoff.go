@@ -21,11 +21,12 @@ const cutOffAnswerWait = 5 * time.Second
 // for an answer. net/http cannot do this: given a body shorter than its
 // Content-Length it fails the write before flushing, so the store would
 // receive nothing and a store that keeps what arrived before a FIN would
-// pass. It returns the status, 0 when the store answered nothing.
-func sendCutOff(ctx context.Context, opts Options, req *http.Request, stream []byte) (int, error) {
+// pass. It returns the status, 0 when the store answered nothing, and the
+// answer's header.
+func sendCutOff(ctx context.Context, opts Options, req *http.Request, stream []byte) (int, http.Header, error) {
 	conn, err := dialFor(ctx, opts, req)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer conn.Close()
 	deadline := time.Now().Add(cutOffAnswerWait)
@@ -38,22 +39,22 @@ func sendCutOff(ctx context.Context, opts Options, req *http.Request, stream []b
 	w := bufio.NewWriter(conn)
 	fmt.Fprintf(w, "PUT %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", req.URL.RequestURI(), req.URL.Host, req.ContentLength)
 	if err := req.Header.Write(w); err != nil {
-		return 0, fmt.Errorf("write the cut-off upload's head: %w", err)
+		return 0, nil, fmt.Errorf("write the cut-off upload's head: %w", err)
 	}
 	_, _ = w.WriteString("\r\n")
 	_, _ = w.Write(stream)
 	if err := w.Flush(); err != nil {
-		return 0, fmt.Errorf("send the cut-off upload: %w", err)
+		return 0, nil, fmt.Errorf("send the cut-off upload: %w", err)
 	}
 	if err := closeWrite(conn); err != nil {
-		return 0, fmt.Errorf("half-close the cut-off upload: %w", err)
+		return 0, nil, fmt.Errorf("half-close the cut-off upload: %w", err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(io.LimitReader(conn, maxAnswerHeaderBytes)), req)
 	if err != nil {
-		return 0, nil // no answer, or none in time: judged by what is stored
+		return 0, nil, nil // no answer, or none in time: judged by what is stored
 	}
 	resp.Body.Close()
-	return resp.StatusCode, nil
+	return resp.StatusCode, resp.Header, nil
 }
 
 // dialFor connects to req's host as the probe's HTTP clients would: through
