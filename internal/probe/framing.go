@@ -62,7 +62,7 @@ func Framing(ctx context.Context, opts Options) Result {
 	}
 	s := newStore(opts)
 	defer func() {
-		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), opts.cleanupBound())
 		defer cancelClean()
 		s.cleanup(cleanCtx)
 		if scratchBucket {
