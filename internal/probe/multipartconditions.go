@@ -56,8 +56,13 @@ func checkMPUObjectSize(ctx context.Context, s *store) Result {
 	}
 	size := int64(len("part of " + key)) // startUpload's one part
 	in.MpuObjectSize = aws.Int64(size + 1)
-	if o := s.complete(ctx, s.c(), in); o.status == 200 {
+	// Only a refusal counts: a 5xx or a lost answer says nothing about the
+	// size, and the right-size Complete that follows would then succeed.
+	switch o := s.complete(ctx, s.c(), in); {
+	case o.status == 200:
 		return Result{Verdict: Ignored, Detail: "a Complete naming a wrong x-amz-mp-object-size succeeded"}
+	case o.status != 400 && o.status != 412:
+		return Result{Verdict: Error, Detail: "a Complete naming a wrong x-amz-mp-object-size answered " + o.String() + ", not a refusal (400 or 412)"}
 	}
 	in.MpuObjectSize = aws.Int64(size)
 	if o := s.complete(ctx, s.c(), in); o.status != 200 {
