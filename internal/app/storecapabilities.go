@@ -103,6 +103,11 @@ func storeKeeps(ctx context.Context, b config.Backend, creds aws.CredentialsProv
 	if b.Type == config.BackendEmbedded {
 		return nil
 	}
+	if b.SkipHeaderChecks {
+		log.Info().Str("backend", b.Name).Bool("skip_header_checks", true).
+			Msg("object-lock and multipart-condition headers are answered 501 NotImplemented: their start-up checks are skipped")
+		return nil
+	}
 	opts := checkOptions(b, creds, timeout)
 	var multipart map[string]probe.Result
 	var objectLock probe.Result

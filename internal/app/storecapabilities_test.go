@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,4 +113,30 @@ func logLineWith(logs string, parts ...string) bool {
 		}
 	}
 	return false
+}
+
+// With skip_header_checks and an explicit framing setting, a start sends
+// the store nothing, and the §7 headers are answered 501.
+func TestSkipHeaderChecksWritesNothing(t *testing.T) {
+	var requests atomic.Int64
+	b := config.Default().Backend
+	b.Type, b.ConditionalBodyFraming, b.SkipHeaderChecks = config.BackendS3, config.BodyFramingAWSChunked, true
+	b.Endpoint = testservers.StartFaultyStore(t, func(inner http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requests.Add(1)
+			inner.ServeHTTP(w, r)
+		})
+	})
+	framed, keeps := storeCapabilities(context.Background(), b, credentials.NewStaticCredentialsProvider("k", "s", ""), zerolog.Nop(), 10*time.Second)
+	if !framed {
+		t.Error("aws-chunked configured, yet bodies are not framed")
+	}
+	for name, forwarded := range keeps {
+		if forwarded {
+			t.Errorf("%s forwarded with its check skipped", name)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Fatalf("the store received %d requests at start-up, want none", n)
+	}
 }
