@@ -204,8 +204,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if err != nil {
 		return nil, nil, err
 	}
-	framed := bodyFraming(ctx, b, creds, log)
-	keeps := storeKeeps(ctx, b, creds, log)
+	framed, keeps := storeCapabilities(ctx, b, creds, log, storeChecksBudget)
 	// The probe shares the connection pool but not the metrics: health
 	// checks are not client traffic.
 	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, b.Region), CheckRedirect: noRedirects}

@@ -182,6 +182,10 @@ type Backend struct {
 	// leased PutObject then holds its lease and re-checks its condition
 	// before its first byte goes to the store.
 	WritesInPlace bool `yaml:"writes_in_place"`
+	// SkipHeaderChecks skips the start-up checks of object lock and the
+	// multipart conditions (they write scratch buckets): their headers are
+	// then answered 501, as for a store found not to honour them.
+	SkipHeaderChecks bool `yaml:"skip_header_checks"`
 	// ProbeBucket is the backend bucket the start-up probe writes its
 	// scratch prefix in (conditional auto, and native unless NativeUnverified).
 	ProbeBucket string `yaml:"probe_bucket"`

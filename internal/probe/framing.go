@@ -43,25 +43,26 @@ const (
 
 // Framing checks BodyFraming on the store: a framed upload must be stored
 // as its payload, and one with a wrong trailer or cut off before its final
-// chunk must leave nothing. With no opts.Bucket it checks in the first
-// bucket the store lists, or, on a store with none yet (a fresh one at
-// s3cond's first start), in a scratch bucket it creates and deletes. It
-// writes under opts.Prefix and removes what it wrote.
+// chunk must leave nothing. It writes under opts.Prefix in opts.Bucket
+// (probe_bucket) and removes what it wrote; with no opts.Bucket, in a
+// scratch bucket it creates and deletes, never in a bucket it found: that
+// may be a production bucket whose versions, retention or notifications
+// would keep or announce the check's objects.
 func Framing(ctx context.Context, opts Options) Result {
 	opts = opts.withDefaults()
 	runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	scratchBucket := false
 	if opts.Bucket == "" {
-		bucket, created, err := framingBucket(runCtx, opts)
+		bucket, err := createScratchBucket(runCtx, opts, "")
 		if err != nil {
-			return Result{Verdict: Error, Detail: err.Error()}
+			return Result{Verdict: Error, Detail: "framing: " + err.Error()}
 		}
-		opts.Bucket, scratchBucket = bucket, created
+		opts.Bucket, scratchBucket = bucket, true
 	}
 	s := newStore(opts)
 	defer func() {
-		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), opts.cleanupBound())
 		defer cancelClean()
 		s.cleanup(cleanCtx)
 		if scratchBucket {
@@ -118,7 +119,7 @@ func sendFramed(ctx context.Context, s *store, opts Options, key string, end fra
 	if err != nil {
 		return 0, fmt.Errorf("build the framed upload: %w", err)
 	}
-	req.ContentLength = length // longer than a cut-off stream: the client closes the connection short
+	req.ContentLength = length // longer than a cut-off stream: sendCutOff half-closes the connection short
 	req.Header.Set("Content-Encoding", "aws-chunked")
 	req.Header.Set("X-Amz-Decoded-Content-Length", strconv.Itoa(len(framingPayload)))
 	req.Header.Set("X-Amz-Trailer", "x-amz-checksum-crc32")
@@ -133,13 +134,16 @@ func sendFramed(ctx context.Context, s *store, opts Options, key string, end fra
 		return 0, fmt.Errorf("sign the framed upload: %w", err)
 	}
 	s.written.wrote(key) // cleanup deletes only what the probe recorded writing
+	if end == framedCutOff {
+		status, header, err := sendCutOff(ctx, opts, req, stream)
+		s.written.stored(key, header.Get("X-Amz-Version-Id"))
+		return status, err
+	}
 	resp, err := s.pools[1].Do(req)
 	if err != nil {
-		if end == framedCutOff {
-			return 0, nil
-		}
 		return 0, err
 	}
+	s.written.stored(key, resp.Header.Get("X-Amz-Version-Id"))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	return resp.StatusCode, nil
@@ -147,7 +151,7 @@ func sendFramed(ctx context.Context, s *store, opts Options, key string, end fra
 
 // frameForCheck is framingPayload as one chunk and its trailer, and the
 // Content-Length to declare: a cut-off stream is sent without its final
-// chunk but declares the whole length, so the client closes short.
+// chunk but declares the whole length, so the store sees a FIN mid-body.
 func frameForCheck(end framedUpload) ([]byte, int64) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%x\r\n%s\r\n", len(framingPayload), framingPayload)
@@ -188,26 +192,19 @@ func objectURL(opts Options, key string) (string, error) {
 	return u.String(), nil
 }
 
-// framingBucket finds a bucket for a check that was given none: the first
-// the store lists (the check writes only under its scratch prefix there),
-// else a scratch bucket named like the prefix, created here (created).
-func framingBucket(ctx context.Context, opts Options) (bucket string, created bool, err error) {
+// createScratchBucket creates the bucket named like opts.Prefix and
+// suffix. A key scoped to some buckets may not create one: the error says
+// that probe_bucket lets the check run in a bucket it may write instead.
+func createScratchBucket(ctx context.Context, opts Options, suffix string) (string, error) {
 	s := newStore(opts)
 	defer s.close()
-	out, err := s.c().ListBuckets(ctx, &s3.ListBucketsInput{})
-	if err != nil {
-		return "", false, fmt.Errorf("list the store's buckets for a place to check framing: %s", answered(0, nil, err))
-	}
-	if len(out.Buckets) > 0 {
-		return aws.ToString(out.Buckets[0].Name), false, nil
-	}
-	bucket = strings.TrimSuffix(opts.Prefix, "/")
+	bucket := strings.TrimSuffix(opts.Prefix, "/") + suffix
 	in := &s3.CreateBucketInput{Bucket: &bucket}
 	if opts.Region != "us-east-1" { // S3 wants the region named everywhere else
 		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(opts.Region)}
 	}
 	if _, err := s.c().CreateBucket(ctx, in); err != nil {
-		return "", false, fmt.Errorf("the store has no bucket to check framing in, and creating %s failed (set probe_bucket): %s", bucket, answered(0, nil, err))
+		return "", fmt.Errorf("creating the scratch bucket %s failed: %s (set probe_bucket to a bucket s3cond's key may write, and the check runs there under a scratch prefix)", bucket, answered(0, nil, err))
 	}
-	return bucket, true, nil
+	return bucket, nil
 }

@@ -2,12 +2,10 @@ package probe
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
 // The multipart conditions s3cond does not check itself (docs/spec.md §7):
@@ -20,29 +18,31 @@ const (
 )
 
 // CheckMultipartConditions checks MPUObjectSize and AbortInitiatedTime in
-// a scratch bucket it creates and removes: a Complete naming the wrong size
+// opts.Bucket (probe_bucket) under a scratch prefix, or with no bucket in a
+// scratch bucket it creates and removes: a Complete naming the wrong size
 // and an Abort naming the wrong start must each be refused, with the
 // upload left in place.
 func CheckMultipartConditions(ctx context.Context, opts Options) map[string]Result {
 	opts = opts.withDefaults()
 	runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	opts.Bucket = strings.TrimSuffix(opts.Prefix, "/") + "-mpu"
+	scratchBucket := opts.Bucket == ""
+	if scratchBucket {
+		bucket, err := createScratchBucket(runCtx, opts, "-mpu")
+		if err != nil {
+			failed := Result{Verdict: Error, Detail: "multipart conditions: " + err.Error()}
+			return map[string]Result{MPUObjectSize: failed, AbortInitiatedTime: failed}
+		}
+		opts.Bucket = bucket
+	}
 	s := newStore(opts)
-	create := &s3.CreateBucketInput{Bucket: &s.bucket}
-	if opts.Region != "us-east-1" {
-		create.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(opts.Region)}
-	}
-	if _, err := s.c().CreateBucket(runCtx, create); err != nil {
-		failed := Result{Verdict: Error, Detail: "create a scratch bucket: " + answered(0, nil, err).String()}
-		s.close()
-		return map[string]Result{MPUObjectSize: failed, AbortInitiatedTime: failed}
-	}
 	defer func() {
-		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), opts.cleanupBound())
 		defer cancelClean()
 		s.cleanup(cleanCtx)
-		_, _ = s.c().DeleteBucket(cleanCtx, &s3.DeleteBucketInput{Bucket: &s.bucket})
+		if scratchBucket {
+			_, _ = s.c().DeleteBucket(cleanCtx, &s3.DeleteBucketInput{Bucket: &s.bucket})
+		}
 		s.close()
 	}()
 	return map[string]Result{MPUObjectSize: checkMPUObjectSize(runCtx, s), AbortInitiatedTime: checkAbortInitiatedTime(runCtx, s)}
@@ -56,8 +56,13 @@ func checkMPUObjectSize(ctx context.Context, s *store) Result {
 	}
 	size := int64(len("part of " + key)) // startUpload's one part
 	in.MpuObjectSize = aws.Int64(size + 1)
-	if o := s.complete(ctx, s.c(), in); o.status == 200 {
+	// Only a refusal counts: a 5xx or a lost answer says nothing about the
+	// size, and the right-size Complete that follows would then succeed.
+	switch o := s.complete(ctx, s.c(), in); {
+	case o.status == 200:
 		return Result{Verdict: Ignored, Detail: "a Complete naming a wrong x-amz-mp-object-size succeeded"}
+	case o.status != 400 && o.status != 412:
+		return Result{Verdict: Error, Detail: "a Complete naming a wrong x-amz-mp-object-size answered " + o.String() + ", not a refusal (400 or 412)"}
 	}
 	in.MpuObjectSize = aws.Int64(size)
 	if o := s.complete(ctx, s.c(), in); o.status != 200 {

@@ -32,12 +32,13 @@ func CheckObjectLock(ctx context.Context, opts Options) Result {
 		create.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(opts.Region)}
 	}
 	if _, err := c.CreateBucket(runCtx, create); err != nil {
-		return Result{Verdict: Refused, Detail: "CreateBucket with object lock: " + answered(0, nil, err).String()}
+		return Result{Verdict: Refused, Detail: "CreateBucket with object lock: " + answered(0, nil, err).String() +
+			" (object lock is chosen when a bucket is created, so a key that may not create buckets cannot check it)"}
 	}
 	key := "held"
 	var version *string
 	defer func() {
-		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), opts.cleanupBound())
 		defer cancelClean()
 		_, _ = c.PutObjectLegalHold(cleanCtx, &s3.PutObjectLegalHoldInput{Bucket: &bucket, Key: &key, VersionId: version,
 			LegalHold: &types.ObjectLockLegalHold{Status: types.ObjectLockLegalHoldStatusOff}})

@@ -105,8 +105,9 @@ type Options struct {
 	// Writers race per round (at least 2), Rounds rounds per race.
 	Writers int
 	Rounds  int
-	// Timeout bounds the whole probe, cleanup excluded; cleanup has as long
-	// again, at most 20 s.
+	// Timeout bounds the whole probe, cleanup excluded; Run's cleanup has
+	// as long again, the start-up checks' (Framing, CheckObjectLock,
+	// CheckMultipartConditions) half as long; at most 20 s.
 	Timeout time.Duration
 	// NewHTTPClient makes one connection pool; it is called twice so racing
 	// writers use two. Nil: a fresh http.Transport each time.
@@ -145,6 +146,13 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	return o
+}
+
+// cleanupBound is how long a start-up check's cleanup may take after the
+// check: half its Timeout, at most cleanupTimeout, so that a check of a
+// store that hangs ends within 1.5 × Timeout, cleanup included.
+func (o Options) cleanupBound() time.Duration {
+	return min(o.Timeout/2, cleanupTimeout)
 }
 
 // Run probes the store. It returns an error only when it could not start

@@ -15,10 +15,24 @@ type scratch struct {
 	mu      sync.Mutex
 	keys    map[string]struct{}
 	uploads map[string]string // upload id → key
+	// versions are the version IDs the store answered writes of a key
+	// with: in a versioned bucket a delete without one would only add a
+	// delete marker and keep the probe's object.
+	versions map[string][]string
 }
 
 func newScratch() *scratch {
-	return &scratch{keys: map[string]struct{}{}, uploads: map[string]string{}}
+	return &scratch{keys: map[string]struct{}{}, uploads: map[string]string{}, versions: map[string][]string{}}
+}
+
+// stored records the version ID a write of key was answered with, if any.
+func (w *scratch) stored(key, versionID string) {
+	if versionID == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.versions[key] = append(w.versions[key], versionID)
 }
 
 // wrote records key before the write is sent: a write whose answer is lost
@@ -47,8 +61,8 @@ func (w *scratch) completed(uploadID string) {
 // cleanupWorkers bounds the requests cleanup has in flight.
 const cleanupWorkers = 8
 
-// cleanup aborts the uploads and deletes the keys the probe created, a few
-// at a time; errors are ignored (an upload may be complete, a key deleted
+// cleanup aborts the uploads and deletes the keys the probe created (each
+// version it was answered with, where the store versions), a few at a time; errors are ignored (an upload may be complete, a key deleted
 // by the probe already), and ctx bounds the whole.
 func (s *store) cleanup(ctx context.Context) {
 	s.written.mu.Lock()
@@ -59,12 +73,27 @@ func (s *store) cleanup(ctx context.Context) {
 		})
 	}
 	for key := range s.written.keys {
-		jobs = append(jobs, func(ctx context.Context) {
-			_, _ = s.c().DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key})
-		})
+		versions := s.written.versions[key]
+		jobs = append(jobs, func(ctx context.Context) { s.deleteWritten(ctx, key, versions) })
 	}
 	s.written.mu.Unlock()
 	runBounded(ctx, jobs, cleanupWorkers)
+}
+
+// deleteWritten deletes key: each of its versions, then the key itself
+// only if it still reads (a write answered without a version, or a store
+// answering a version ID it does not keep, as gofakes3's CopyObject
+// answers the source's), so that a versioned bucket gets no delete marker.
+func (s *store) deleteWritten(ctx context.Context, key string, versions []string) {
+	for _, version := range versions {
+		_, _ = s.c().DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key, VersionId: &version})
+	}
+	if len(versions) > 0 {
+		if present, err := s.exists(ctx, key); err == nil && !present {
+			return
+		}
+	}
+	_, _ = s.c().DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key})
 }
 
 // runBounded runs jobs with at most workers at a time, until ctx ends.

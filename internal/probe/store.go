@@ -117,6 +117,7 @@ func (s *store) put(ctx context.Context, c *s3.Client, key, body string, edit fu
 	if err != nil {
 		return answered(0, nil, err)
 	}
+	s.written.stored(key, aws.ToString(out.VersionId))
 	return answered(200, out.ETag, nil)
 }
 
@@ -208,6 +209,7 @@ func (s *store) copyTo(ctx context.Context, c *s3.Client, src, dst string, edit 
 	if err != nil {
 		return answered(0, nil, err)
 	}
+	s.written.stored(dst, aws.ToString(out.VersionId))
 	var etag *string
 	if out.CopyObjectResult != nil {
 		etag = out.CopyObjectResult.ETag
@@ -276,6 +278,7 @@ func (s *store) complete(ctx context.Context, c *s3.Client, in *s3.CompleteMulti
 		return answered(0, nil, err)
 	}
 	s.written.completed(aws.ToString(in.UploadId))
+	s.written.stored(aws.ToString(in.Key), aws.ToString(out.VersionId))
 	return answered(200, out.ETag, nil)
 }
 
