@@ -84,10 +84,6 @@ var unimplementedHeaders = []unimplementedHeader{
 	// the store was found to refuse a request whose condition fails.
 	{"x-amz-mp-object-size", []operation.Operation{operation.CompleteMultipartUpload}, KeepsMPUObjectSize},
 	{"x-amz-if-match-initiated-time", []operation.Operation{operation.AbortMultipartUpload}, KeepsAbortInitiatedTime},
-	// A delete past a GOVERNANCE lock needs s3:BypassGovernanceRetention on
-	// S3, a right s3cond's grants cannot express: forwarded, it would let
-	// every write key remove objects a store keeps locked.
-	{"x-amz-bypass-governance-retention", []operation.Operation{operation.DeleteObject, operation.DeleteObjects}, ""},
 }
 
 // unimplementedHeaderKeys indexes the rows by canonical header key, built
