@@ -38,9 +38,9 @@ func hoistedHeaderGrammar(name string) paramGrammar {
 	return hoistedHeader
 }
 
-// fromHeaderGrammar is g as a query parameter's row. (The grammars that
-// drop a value, the conditional dates, are of headers that are not x-amz-*
-// or of the copy source, which internal/operation refuses in the query.)
+// fromHeaderGrammar is g as a query parameter's row. A value the header's
+// grammar drops (x-amz-bypass-governance-retention) is left out of the
+// query too.
 func fromHeaderGrammar(g headerGrammar) paramGrammar {
 	return paramGrammar{
 		valid: func(v string, _ KeyPolicy) bool {
@@ -58,5 +58,6 @@ func fromHeaderGrammar(g headerGrammar) paramGrammar {
 			sent, _ := g.parse(v)
 			return sent
 		},
+		dropped: true,
 	}
 }

@@ -31,6 +31,9 @@ type paramGrammar struct {
 	// canonical rewrites a valid value into the form sent on (numbers
 	// without leading zeros); nil keeps the value.
 	canonical func(value string) string
+	// dropped says a valid value whose canonical form is empty is not
+	// sent on at all, as its header's grammar drops it (hoisted headers).
+	dropped bool
 }
 
 // maxNameBytes bounds name-like values: S3's upload and version IDs are far

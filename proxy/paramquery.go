@@ -49,6 +49,9 @@ func checkQuery(q url.Values, kp KeyPolicy) (checkedQuery, error) {
 		if g.canonical != nil {
 			value = g.canonical(value)
 		}
+		if value == "" && g.dropped {
+			continue
+		}
 		out.values[name] = value
 		if raw.Len() > 0 {
 			raw.WriteByte('&')
