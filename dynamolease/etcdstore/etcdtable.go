@@ -190,24 +190,9 @@ func (t *Table) callContext(ctx context.Context) (context.Context, context.Cance
 // generation line is missing or unusable): the write is conditional on the
 // key not having been written since a fresh read showed it so.
 func (t *Table) replaceUnreadable(ctx context.Context, r dynamolease.Record, key string) (*dynamolease.Record, error) {
-	callCtx, cancel := t.callContext(ctx)
-	resp, err := t.client.Get(callCtx, key)
-	cancel()
-	if err != nil {
-		return nil, fmt.Errorf("etcd get lease %q %q: %w", r.Path, r.ETag, err)
-	}
-	if len(resp.Kvs) == 0 {
-		return nil, dynamolease.ErrConditionFailed
-	}
-	current, err := decodeEtcdRow(resp.Kvs[0].Value, r.Path, r.ETag)
-	if err != nil {
-		return nil, err
-	}
-	if current.Generation != rowcodec.UnreadableGeneration {
-		return current, dynamolease.ErrConditionFailed
-	}
-	return t.conditionalPut(ctx, "replace", r,
-		clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision))
+	return t.replaceAsRead(ctx, r, key, func(current dynamolease.Record) bool {
+		return current.Generation == rowcodec.UnreadableGeneration
+	})
 }
 
 // replaceFenced is a takeover's Replace (dynamolease/fence.go): the row is
@@ -216,6 +201,14 @@ func (t *Table) replaceUnreadable(ctx context.Context, r dynamolease.Record, key
 // JSON may come from any writer's encoder, so no comparison of its bytes
 // could stand for the decoded fields; the revision does.
 func (t *Table) replaceFenced(ctx context.Context, r dynamolease.Record, seen uint64, key string) (*dynamolease.Record, error) {
+	return t.replaceAsRead(ctx, r, key, func(current dynamolease.Record) bool {
+		return current.Generation == seen && r.Fence.Matches(current)
+	})
+}
+
+// replaceAsRead reads key's row and writes r only if wanted accepts the
+// row read and the key has not been written since (its mod revision).
+func (t *Table) replaceAsRead(ctx context.Context, r dynamolease.Record, key string, wanted func(dynamolease.Record) bool) (*dynamolease.Record, error) {
 	callCtx, cancel := t.callContext(ctx)
 	resp, err := t.client.Get(callCtx, key)
 	cancel()
@@ -229,7 +222,7 @@ func (t *Table) replaceFenced(ctx context.Context, r dynamolease.Record, seen ui
 	if err != nil {
 		return nil, err
 	}
-	if current.Generation != seen || !r.Fence.Matches(*current) {
+	if !wanted(*current) {
 		return current, dynamolease.ErrConditionFailed
 	}
 	return t.conditionalPut(ctx, "replace", r,
