@@ -279,16 +279,26 @@ func TestConditionalIfMatch(t *testing.T) {
 
 func TestRacingCreatesHaveOneWinner(t *testing.T) {
 	f := newFixture(t, false)
-	const writers = 16
+	winner := requireOneWinner(t, f, 16, func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
+	if got, _ := f.get(t, "race"); got != winner {
+		t.Fatalf("stored body is not the winner's")
+	}
+}
+
+// requireOneWinner races writers PutObjects of key "race", each with its
+// own body and opt applied, and requires exactly one to succeed and the
+// rest to be told they lost (412 or 409); it returns the winner's body.
+func requireOneWinner(t *testing.T, f *fixture, writers int, opt func(*s3.PutObjectInput)) string {
+	t.Helper()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	winners, lost := []string{}, 0
-	for i := 0; i < writers; i++ {
+	for i := range writers {
 		wg.Add(1)
-		go func(i int) {
+		go func() {
 			defer wg.Done()
 			body := strings.Repeat(string(rune('a'+i)), 100)
-			_, err := f.put(t, "race", body, func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
+			_, err := f.put(t, "race", body, opt)
 			mu.Lock()
 			defer mu.Unlock()
 			switch code := errorCode(err); {
@@ -299,15 +309,13 @@ func TestRacingCreatesHaveOneWinner(t *testing.T) {
 			default:
 				t.Errorf("writer %d: unexpected %v", i, err)
 			}
-		}(i)
+		}()
 	}
 	wg.Wait()
 	if len(winners) != 1 || lost != writers-1 {
 		t.Fatalf("%d winners and %d losers, want exactly one winner", len(winners), lost)
 	}
-	if got, _ := f.get(t, "race"); got != winners[0] {
-		t.Fatalf("stored body is not the winner's")
-	}
+	return winners[0]
 }
 
 func TestConditionalDelete(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -244,31 +243,5 @@ func TestRequireConditionalDeletes(t *testing.T) {
 // so (gofakes3, the store here, would let every one of them overwrite).
 func TestCreateOnlyRacingLegacyWritersHaveOneWinner(t *testing.T) {
 	f := newFixtureWith(t, fixtureOptions{writePolicy: WritePolicy{CreateOnly: onlyTestBucket}})
-	const writers = 8
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	winners, lost := []string{}, 0
-	for i := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body := strings.Repeat(string(rune('a'+i)), 100)
-			_, err := f.put(t, "race", body, nil)
-			mu.Lock()
-			defer mu.Unlock()
-			switch code := errorCode(err); {
-			case err == nil:
-				winners = append(winners, body)
-			case code == "PreconditionFailed" || code == "ConditionalRequestConflict":
-				lost++
-			default:
-				t.Errorf("writer %d: unexpected %v", i, err)
-			}
-		}()
-	}
-	wg.Wait()
-	if len(winners) != 1 || lost != writers-1 {
-		t.Fatalf("%d winners and %d losers, want exactly one winner", len(winners), lost)
-	}
-	f.requireBody(t, "race", winners[0])
+	f.requireBody(t, "race", requireOneWinner(t, f, 8, nil))
 }
