@@ -152,12 +152,18 @@ func (p *Proxy) checkConfiguration(c *call) error {
 // two a store obeys is its choice, and the check must read the one it
 // obeys.
 func requestACLHeaders(c *call) (http.Header, error) {
-	out := http.Header{}
+	// Every request passes here: nothing is allocated unless it names an
+	// ACL header (a map only then, names lowered only when they match).
+	var out http.Header
 	add := func(name string, values []string) {
-		if lower := strings.ToLower(name); isACLHeader(lower) {
-			key := http.CanonicalHeaderKey(lower)
-			out[key] = append(out[key], values...)
+		if !isACLName(name) {
+			return
 		}
+		if out == nil {
+			out = http.Header{}
+		}
+		key := http.CanonicalHeaderKey(name)
+		out[key] = append(out[key], values...)
 	}
 	for name, values := range c.r.Header {
 		add(name, values)
@@ -174,9 +180,11 @@ func requestACLHeaders(c *call) (http.Header, error) {
 	return out, nil
 }
 
-// isACLHeader reports whether a lower-case name is a canned ACL or a grant.
-func isACLHeader(lower string) bool {
-	return lower == "x-amz-acl" || strings.HasPrefix(lower, "x-amz-grant-")
+// isACLName reports whether name, in any case, is a canned ACL or a grant.
+func isACLName(name string) bool {
+	const grant = "x-amz-grant-"
+	return strings.EqualFold(name, "x-amz-acl") ||
+		len(name) >= len(grant) && strings.EqualFold(name[:len(grant)], grant)
 }
 
 // configBodySpec is the spec for sending a configuration body as read:
