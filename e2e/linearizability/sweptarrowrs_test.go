@@ -3,7 +3,6 @@ package linearizability
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/s3cond/s3cond/dynamolease/dynamostore"
 	"github.com/s3cond/s3cond/e2e"
 	"github.com/s3cond/s3cond/internal/arrowrs"
-	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // sweptArrowRSCluster is one s3cond sharing its DynamoDB lease table (moto)
@@ -57,26 +55,7 @@ func recordSweptArrowRSRow(t *testing.T, c *Cluster) *Recorder {
 	}
 	table := newLeaseTableClient(c)
 	ttl := table.onlyRowTTL(t)
-	arrival := ttl.Add(-time.Duration(sweptPolls)*sweptPoll - sweptLastPoll)
-	time.Sleep(time.Until(arrival))
-	reads := leaseCalls(t, c.AdminAddrs[0], "get")
-	waiter := make(chan Outcome, 1)
-	waiterOp := rec.Invoke(0, Input{Kind: OpCreate, Key: "k", Value: "waiter"})
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), sweptWaitBudget+10*time.Second)
-		defer cancel()
-		outcome, _ := classify(create(ctx, c.Client(0, sweptWaitBudget+10*time.Second), c.Bucket, "k", "waiter"))
-		waiterOp.Return(Output{Outcome: outcome})
-		waiter <- outcome
-	}()
-	testkit.Within(t, time.Duration(sweptPolls+1)*sweptPoll, "the waiter's polls of the dead row", func(context.Context) error {
-		if n := leaseCalls(t, c.AdminAddrs[0], "get"); n < reads+sweptPolls {
-			return fmt.Errorf("s3cond read the lease table %d times, want %d polls", n-reads, sweptPolls)
-		}
-		return nil
-	})
-	time.Sleep(time.Until(ttl.Add(100 * time.Millisecond)))
-	table.sweep(t)
+	arrival, waiter := waitThenSweep(t, c, rec, table, 0, ttl)
 
 	next := rec.Invoke(2, Input{Kind: OpCreate, Key: "k", Value: "arrow-rs"})
 	if _, ok, err := arrow.TryLock(ctx, "k", "", nil); !ok || err != nil {

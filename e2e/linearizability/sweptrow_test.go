@@ -76,28 +76,7 @@ func recordSweptRow(t *testing.T, c *Cluster) *Recorder {
 	table := newLeaseTableClient(c)
 	ttl := table.onlyRowTTL(t)
 
-	// The waiter's polls end just before the row's TTL; its takeover falls
-	// due a little after it.
-	arrival := ttl.Add(-time.Duration(sweptPolls)*sweptPoll - sweptLastPoll)
-	time.Sleep(time.Until(arrival))
-	reads := leaseCalls(t, c.AdminAddrs[1], "get")
-	waiter := make(chan Outcome, 1)
-	waiterOp := rec.Invoke(1, Input{Kind: OpCreate, Key: "k", Value: "waiter"})
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), sweptWaitBudget+10*time.Second)
-		defer cancel()
-		outcome, _ := classify(create(ctx, c.Client(1, sweptWaitBudget+10*time.Second), c.Bucket, "k", "waiter"))
-		waiterOp.Return(Output{Outcome: outcome})
-		waiter <- outcome
-	}()
-	testkit.Within(t, time.Duration(sweptPolls+1)*sweptPoll, "the waiter's polls of the dead row", func(context.Context) error {
-		if n := leaseCalls(t, c.AdminAddrs[1], "get"); n < reads+sweptPolls {
-			return fmt.Errorf("proxy 1 read the lease table %d times, want %d polls", n-reads, sweptPolls)
-		}
-		return nil
-	})
-	time.Sleep(time.Until(ttl.Add(100 * time.Millisecond)))
-	table.sweep(t)
+	arrival, waiter := waitThenSweep(t, c, rec, table, 1, ttl)
 
 	next := rec.Invoke(2, Input{Kind: OpCreate, Key: "k", Value: "next"})
 	upload := StartHeldUpload(context.Background(), c.Proxies[2].Endpoint, c.Cred, c.Bucket, "k",
@@ -221,4 +200,36 @@ func (l *leaseTableClient) sweep(t *testing.T) {
 	if swept == 0 {
 		t.Fatal("no lease row's TTL had passed: nothing to sweep")
 	}
+}
+
+// waitThenSweep starts a waiter's create of k on proxy, timed so that its
+// polls of the dead row end just before the row's TTL and its takeover
+// falls due a little after it; once it has polled for the last time and
+// the TTL has passed, the row is swept, as DynamoDB's TTL sweep may do at
+// any moment after it. It returns the waiter's arrival and its outcome.
+// The two sleeps shape the scenario against the row's TTL; the order of
+// events is waited for (the waiter's polls, from its metrics).
+func waitThenSweep(t *testing.T, c *Cluster, rec *Recorder, table *leaseTableClient, proxy int, ttl time.Time) (time.Time, <-chan Outcome) {
+	t.Helper()
+	arrival := ttl.Add(-time.Duration(sweptPolls)*sweptPoll - sweptLastPoll)
+	time.Sleep(time.Until(arrival))
+	reads := leaseCalls(t, c.AdminAddrs[proxy], "get")
+	waiter := make(chan Outcome, 1)
+	waiterOp := rec.Invoke(proxy, Input{Kind: OpCreate, Key: "k", Value: "waiter"})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), sweptWaitBudget+10*time.Second)
+		defer cancel()
+		outcome, _ := classify(create(ctx, c.Client(proxy, sweptWaitBudget+10*time.Second), c.Bucket, "k", "waiter"))
+		waiterOp.Return(Output{Outcome: outcome})
+		waiter <- outcome
+	}()
+	testkit.Within(t, time.Duration(sweptPolls+1)*sweptPoll, "the waiter's polls of the dead row", func(context.Context) error {
+		if n := leaseCalls(t, c.AdminAddrs[proxy], "get"); n < reads+sweptPolls {
+			return fmt.Errorf("proxy %d read the lease table %d times, want %d polls", proxy, n-reads, sweptPolls)
+		}
+		return nil
+	})
+	time.Sleep(time.Until(ttl.Add(100 * time.Millisecond)))
+	table.sweep(t)
+	return arrival, waiter
 }
