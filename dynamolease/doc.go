@@ -5,8 +5,8 @@
 //
 // The package is the protocol alone, over the Table interface, with an
 // in-memory table: it depends on no store's client. Each store is a package
-// beneath it (dynamostore, boltstore, etcdstore), and internal/app chooses
-// one. A store's failures reach the caller as the protocol's errors
+// beneath it (dynamostore, boltstore, etcdstore), and internal/leasestore
+// chooses one from the config. A store's failures reach the caller as the protocol's errors
 // (refusal.go).
 //
 // # Record schema

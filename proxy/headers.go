@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/requestline"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -133,5 +134,5 @@ func isAuthQueryParam(rawName string) bool {
 	}
 	// Only a SigV2 presigned request gets this far with these
 	// (refuseStraySignatureV2Params); they are its authentication.
-	return slices.Contains(sigv4.SignatureV2QueryParams, rawName)
+	return slices.Contains(requestline.SignatureV2Params, rawName)
 }

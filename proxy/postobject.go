@@ -14,11 +14,12 @@ import (
 	"github.com/s3cond/s3cond/sigv4"
 )
 
-// PostPolicyVerifier checks the signed policy of a browser-based upload.
+// PostPolicyVerifier checks the signature over a browser-based upload's
+// policy; the policy's conditions are then internal/postform's to check.
 // *sigv4.Verifier is the implementation; an Authenticator that is not one
 // has browser uploads refused.
 type PostPolicyVerifier interface {
-	VerifyPost(form sigv4.PostForm) (*sigv4.PostAuth, error)
+	VerifyPostSignature(fields map[string]string) (*sigv4.PostCredential, error)
 }
 
 var _ PostPolicyVerifier = (*sigv4.Verifier)(nil)
@@ -26,7 +27,8 @@ var _ PostPolicyVerifier = (*sigv4.Verifier)(nil)
 // servePostObject handles POST Object, S3's browser-based upload: a
 // multipart/form-data POST to the bucket whose form fields carry the key,
 // the object's headers and a signed policy, and whose last field is the
-// file. s3cond verifies the policy (sigv4.VerifyPost), authorises the
+// file. s3cond verifies the policy's signature (sigv4.VerifyPostSignature)
+// and its conditions (postform.CheckPolicy), authorises the
 // signing key for a write, and stores the file as a PutObject would, so
 // the upload streams to the backend with its final byte held back until
 // the file has ended where it must and its checksums matched. S3 has no
@@ -78,7 +80,7 @@ func (p *Proxy) servePostObject(c *call) {
 func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.Form) (*call, error) {
 	rawKey, ok := form.Fields["key"]
 	if !ok {
-		return nil, sigv4.MissingPostKey()
+		return nil, postform.MissingKey()
 	}
 	key := rawKey
 	if form.HasFileName {
@@ -86,7 +88,7 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.F
 		// "${filename}" in the key as it is; an empty one removes it.
 		key = strings.ReplaceAll(rawKey, "${filename}", form.FileName)
 	}
-	auth, err := verifier.VerifyPost(sigv4.PostForm{Fields: form.Fields, Bucket: c.target.Bucket, Key: key})
+	auth, length, err := verifyPost(verifier, form.Fields, c.target.Bucket, key)
 	p.leaveUnauthenticated(c)
 	if err != nil {
 		return nil, err
@@ -105,7 +107,7 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.F
 	if err := c.backend.KeyPolicy.Check(key); err != nil {
 		return nil, err
 	}
-	if err := auth.Length.Check(form.FileSize); err != nil {
+	if err := length.Check(form.FileSize); err != nil {
 		return nil, err
 	}
 	if form.FileSize > maxSinglePut {
@@ -124,6 +126,22 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.F
 		return nil, err // a form's canned ACL, as a header's (configrefs.go)
 	}
 	return p.putCall(c, auth.AccessKeyID, key, header, form)
+}
+
+// verifyPost checks a form's policy: its signature, then (unless the form
+// is anonymous, with no policy to check) its expiration and conditions
+// against the form's fields, bucket and key (the key after ${filename} was
+// replaced). It returns the policy's content-length-range.
+func verifyPost(verifier PostPolicyVerifier, fields map[string]string, bucket, key string) (*sigv4.PostCredential, *postform.LengthRange, error) {
+	auth, err := verifier.VerifyPostSignature(fields)
+	if err != nil || auth.Anonymous {
+		return auth, nil, err
+	}
+	length, err := postform.CheckPolicy(fields, bucket, key, time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	return auth, length, nil
 }
 
 // putCall is the PutObject a POST form amounts to, as if the client had

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/rs/zerolog"
 
+	"github.com/s3cond/s3cond/internal/requestline"
 	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -83,7 +84,7 @@ func TestSignatureV2PresignedURLIsVerifiedAndNotForwarded(t *testing.T) {
 		t.Fatalf("SigV2 presigned GET: %d %q", status, body)
 	}
 	last := seen()[len(seen())-1]
-	for _, name := range sigv4.SignatureV2QueryParams {
+	for _, name := range requestline.SignatureV2Params {
 		if strings.Contains(last.URL.RawQuery, name) {
 			t.Errorf("store got %s: query %q", name, last.URL.RawQuery)
 		}

@@ -2,7 +2,7 @@ package proxy
 
 import (
 	"github.com/s3cond/s3cond/internal/operation"
-	"github.com/s3cond/s3cond/sigv4"
+	"github.com/s3cond/s3cond/internal/requestline"
 )
 
 // refuseStraySignatureV2Params answers a request that carries a SigV2
@@ -15,7 +15,7 @@ func refuseStraySignatureV2Params(c *call) error {
 	if c.auth.SignatureV2 && c.auth.Presigned {
 		return nil
 	}
-	for _, name := range sigv4.SignatureV2QueryParams {
+	for _, name := range requestline.SignatureV2Params {
 		if _, present := c.parsedQuery[name]; present {
 			return operation.NotForwardedParameter(name)
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/s3cond/s3cond/internal/requestline"
 )
 
 // canonicalInput is everything the canonical request is built from. It is
@@ -36,7 +38,7 @@ func newCanonicalInput(r *http.Request, fields authFields, payloadHash string, p
 	}
 	return canonicalInput{
 		method:        r.Method,
-		rawPath:       RequestRawPath(r),
+		rawPath:       requestline.RawPath(r),
 		rawQuery:      r.URL.RawQuery,
 		presigned:     presigned,
 		header:        r.Header,
@@ -47,33 +49,6 @@ func newCanonicalInput(r *http.Request, fields authFields, payloadHash string, p
 		headerNames:   fields.headerNames,
 		payloadHash:   payloadHash,
 	}
-}
-
-// RequestRawPath returns the request path byte for byte as the client sent
-// it: r.URL.Path is decoded, and r.URL.RawPath is kept only when it differs,
-// so the path that is signed (and routed on) comes from the request line.
-// Server requests carry it in RequestURI (origin form "/p?q" or absolute form
-// "http://host/p?q"); requests built in-process only have the URL.
-func RequestRawPath(r *http.Request) string {
-	uri := r.RequestURI
-	if uri == "" {
-		if r.URL.Opaque != "" {
-			return r.URL.Opaque
-		}
-		return r.URL.EscapedPath()
-	}
-	if i := strings.IndexByte(uri, '?'); i >= 0 {
-		uri = uri[:i]
-	}
-	if !strings.HasPrefix(uri, "/") {
-		if _, afterScheme, ok := strings.Cut(uri, "://"); ok {
-			if i := strings.IndexByte(afterScheme, '/'); i >= 0 {
-				return afterScheme[i:]
-			}
-			return "/"
-		}
-	}
-	return uri
 }
 
 // canonicalRequest builds the SigV4 canonical request. uri is the canonical

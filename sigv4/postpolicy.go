@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/postform"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -13,66 +12,51 @@ import (
 // conditions), x-amz-algorithm, x-amz-credential, x-amz-date and
 // x-amz-signature, the hex HMAC-SHA256 of the base64 policy under the
 // client key's SigV4 signing key. Nothing else of the request is signed, so
-// everything the upload does must be pinned by the policy: S3 refuses a form
-// field that no condition names, and so does s3cond. The signature is
-// checked here; the policy's document and conditions are
-// internal/postform's, as is reading the form.
+// everything the upload does must be pinned by the policy. Only the
+// signature is checked here; the policy's document and conditions are
+// internal/postform's, which the caller asks once the signature verified.
 
 // Form field names (lower case: S3 matches form field names without regard
 // to case).
 const (
-	postFieldPolicy     = postform.FieldPolicy
+	postFieldPolicy     = "policy"
 	postFieldAlgorithm  = "x-amz-algorithm"
 	postFieldCredential = "x-amz-credential"
 	postFieldDate       = "x-amz-date"
-	postFieldSignature  = postform.FieldSignature
-	postFieldKey        = postform.FieldKey
+	postFieldSignature  = "x-amz-signature"
 )
 
 // postAuthFields are the fields of a SigV4 POST, in the order S3 asks for
 // a missing one.
 var postAuthFields = []string{postFieldAlgorithm, postFieldCredential, postFieldDate, postFieldSignature, postFieldPolicy}
 
-// PostForm is what a POST Object request presents for verification.
-type PostForm struct {
-	// Fields are the form fields before the file, by lower-case name.
-	Fields map[string]string
-	// Bucket is the client bucket the form was posted to.
-	Bucket string
-	// Key is the object key, after ${filename} was replaced by the name of
-	// the uploaded file; Fields["key"] is the key as the form sent it.
-	Key string
-}
-
-// PostAuth is what a verified POST policy allows.
-type PostAuth struct {
+// PostCredential is who signed a POST Object form's policy.
+type PostCredential struct {
 	AccessKeyID string
 	// Anonymous: the form carries no policy or signature at all; the
 	// caller decides (S3 allows that only on a publicly writable bucket).
 	Anonymous bool
-	// Length is the policy's content-length-range; nil when it has none.
-	Length *postform.LengthRange
 }
 
-// VerifyPost checks a POST Object form: its signature (in constant time),
-// the policy's expiration and every condition, and that every form field is
-// named by a condition. Errors are *s3err.Error with S3's codes.
-func (v *Verifier) VerifyPost(form PostForm) (*PostAuth, error) {
-	auth, err := v.verifyPost(form)
+// VerifyPostSignature checks a POST Object form's signature over its policy
+// field (in constant time), given the fields before the file by lower-case
+// name. It does not read the policy: a verified signature only says the
+// key's holder wrote it. Errors are *s3err.Error with S3's codes.
+func (v *Verifier) VerifyPostSignature(fields map[string]string) (*PostCredential, error) {
+	credential, err := v.verifyPostSignature(fields)
 	if err != nil {
 		return nil, err
 	}
-	return auth, nil
+	return credential, nil
 }
 
-func (v *Verifier) verifyPost(form PostForm) (*PostAuth, *s3err.Error) {
-	f := form.Fields
+func (v *Verifier) verifyPostSignature(f map[string]string) (*PostCredential, *s3err.Error) {
 	if _, v2 := f["awsaccesskeyid"]; v2 {
 		// A SigV2 POST (AWSAccessKeyId, signature): s3cond verifies SigV4 only.
 		return nil, errUnsupportedAuthMechanism()
 	}
 	if !hasAnyField(f, postAuthFields) {
-		return &PostAuth{Anonymous: true}, nil
+		return &PostCredential{Anonymous: true}, nil
 	}
 	for _, name := range postAuthFields {
 		if _, ok := f[name]; !ok {
@@ -101,18 +85,7 @@ func (v *Verifier) verifyPost(form PostForm) (*PostAuth, *s3err.Error) {
 			With("SignatureProvided", f[postFieldSignature]).
 			With("StringToSignBytes", spacedHex(policy))
 	}
-	doc, perr := postform.ParsePolicy(policy)
-	if perr != nil {
-		return nil, perr
-	}
-	if !v.now().Before(doc.Expiration()) {
-		return nil, s3err.Newf(s3err.AccessDenied, "Invalid according to Policy: Policy expired.")
-	}
-	length, perr := doc.Check(form.Fields, form.Bucket, form.Key)
-	if perr != nil {
-		return nil, perr
-	}
-	return &PostAuth{AccessKeyID: scope.accessKeyID, Length: length}, nil
+	return &PostCredential{AccessKeyID: scope.accessKeyID}, nil
 }
 
 // postScope parses x-amz-credential and x-amz-date and checks the scope
@@ -162,6 +135,3 @@ func missingPostField(name string) *s3err.Error {
 		With("ArgumentName", display).
 		With("ArgumentValue", "")
 }
-
-// MissingPostKey is the error for a form without a key field.
-func MissingPostKey() error { return missingPostField(postFieldKey) }

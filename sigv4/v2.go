@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/s3cond/s3cond/internal/requestline"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -21,14 +22,10 @@ import (
 
 // Names of the SigV2 presigned-URL query parameters, as S3 spells them.
 const (
-	queryV2AccessKeyID = "AWSAccessKeyId"
-	queryV2Expires     = "Expires"
-	queryV2Signature   = "Signature"
+	queryV2AccessKeyID = requestline.SignatureV2AccessKeyID
+	queryV2Expires     = requestline.SignatureV2Expires
+	queryV2Signature   = requestline.SignatureV2Signature
 )
-
-// SignatureV2QueryParams are the SigV2 presigned-URL parameters. The proxy
-// never forwards them: the backend request carries s3cond's own signature.
-var SignatureV2QueryParams = []string{queryV2AccessKeyID, queryV2Expires, queryV2Signature}
 
 // v2Subresources are the query parameters a SigV2 canonicalized resource
 // includes (S3's list, with botocore's additions for newer subresources and
@@ -81,7 +78,7 @@ func (v *Verifier) verifyV2Header(r *http.Request, credentials string) (*Request
 
 // verifyV2Query checks a SigV2 presigned URL.
 func (v *Verifier) verifyV2Query(r *http.Request, query map[string][]string) (*Request, *s3err.Error) {
-	for _, name := range SignatureV2QueryParams {
+	for _, name := range requestline.SignatureV2Params {
 		switch values := query[name]; {
 		case len(values) == 0 || values[0] == "":
 			return nil, s3err.Newf(s3err.AccessDenied, "Query-string authentication requires the Signature, Expires and AWSAccessKeyId parameters")
@@ -206,7 +203,7 @@ func v2StringToSign(r *http.Request, dateLine, bucket string) string {
 		b.WriteByte('/')
 		b.WriteString(bucket)
 	}
-	b.WriteString(RequestRawPath(r))
+	b.WriteString(requestline.RawPath(r))
 	appendV2Subresources(&b, r.URL.RawQuery)
 	return b.String()
 }

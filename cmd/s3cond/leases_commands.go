@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/dynamolease/boltstore"
-	"github.com/s3cond/s3cond/internal/app"
-	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/leasestore"
 )
 
 func leasesList(ctx context.Context, f leasesFlags, env []string, stdout, stderr io.Writer) error {
@@ -93,20 +91,14 @@ func releaseRow(ctx context.Context, f leasesFlags, env []string) (*dynamolease.
 	if f.admin != "" {
 		return releaseThroughAdmin(ctx, f.admin, adminTokenPath(f, cfg), f)
 	}
-	switch cfg.Lease.Store {
-	case config.LeaseStoreDynamoDB, config.LeaseStoreEtcd:
-		store, err := app.OpenLeaseStore(ctx, cfg)
-		if err != nil {
-			return nil, err
-		}
-		defer store.Close()
-		return dynamolease.ReleaseRow(ctx, store.Table, f.path, f.etag, f.generation)
-	case config.LeaseStoreMemory:
-		return releaseOfRunning(ctx, f, cfg, "lease.store is memory: the leases live in the running s3cond")
+	store, err := leasestore.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
-	released, err := boltstore.ReleaseInLeaseFile(ctx, cfg.LeasePath(), f.path, f.etag, f.generation)
-	if errors.Is(err, boltstore.ErrLeaseFileInUse) {
-		return releaseOfRunning(ctx, f, cfg, "a running s3cond holds the lease file "+cfg.LeasePath())
+	defer store.Close()
+	released, err := store.Release(ctx, f.path, f.etag, f.generation)
+	if errors.Is(err, leasestore.ErrOnlyRunning) {
+		return releaseOfRunning(ctx, f, cfg, err.Error())
 	}
 	return released, err
 }

@@ -8,8 +8,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/app"
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/leasestore"
 )
 
 const recreateTableUsage = `usage:
@@ -53,12 +53,17 @@ func leasesRecreateTable(ctx context.Context, args, env []string, stdout, stderr
 	if cfg.Lease.Store != config.LeaseStoreDynamoDB {
 		return fmt.Errorf("lease.store is %q: recreate-table is for a lost DynamoDB table (the embedded store waits by itself after losing its file; for etcd, see docs/operations.md)", cfg.Lease.Store)
 	}
-	return recreateAfterWait(ctx, cfg, stdout)
+	store, err := leasestore.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return recreateAfterWait(ctx, cfg, store, stdout)
 }
 
-func recreateAfterWait(ctx context.Context, cfg *config.Config, stdout io.Writer) error {
+func recreateAfterWait(ctx context.Context, cfg *config.Config, store *leasestore.Store, stdout io.Writer) error {
 	table := cfg.Lease.DynamoDB.Table
-	exists, err := app.LeaseTableExists(ctx, cfg)
+	exists, err := store.TableExists(ctx)
 	if err != nil {
 		return err
 	}
@@ -76,7 +81,7 @@ func recreateAfterWait(ctx context.Context, cfg *config.Config, stdout io.Writer
 		return fmt.Errorf("interrupted before the wait ended: lease table %s not created: %w", table, ctx.Err())
 	case <-timer.C:
 	}
-	if exists, err := app.LeaseTableExists(ctx, cfg); err != nil || exists {
+	if exists, err := store.TableExists(ctx); err != nil || exists {
 		if err == nil {
 			err = errors.New("someone created it during the wait: leases may have been granted beside the lost table's; check that no s3cond ran table create, then delete it and rerun this")
 		}
@@ -86,8 +91,8 @@ func recreateAfterWait(ctx context.Context, cfg *config.Config, stdout io.Writer
 	if err != nil {
 		return err
 	}
-	if err := app.CreateTable(ctx, cfg, log); err != nil {
-		return fmt.Errorf("create table %s: %w", table, err)
+	if _, err := store.Create(ctx, log); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "lease table %s is ready: conditional writes resume\n", table)
 	return nil

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/s3cond/s3cond/internal/app"
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/leasestore"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -50,7 +50,7 @@ func TestLeasesRecreateTableWaitsOutTheLongestSizedLease(t *testing.T) {
 	// Past the old wait and into the sized lease's: writers must still be
 	// refused, so the table must still be absent.
 	time.Sleep(oldWait * 2)
-	if exists, err := app.LeaseTableExists(context.Background(), cfg); err != nil || exists {
+	if exists, err := leaseTableExists(t, cfg); err != nil || exists {
 		t.Fatalf("%s after the command started (the old wait was %s): table exists=%v, %v; want absent while a sized lease may live",
 			time.Since(start).Round(time.Millisecond), oldWait, exists, err)
 	}
@@ -60,7 +60,7 @@ func TestLeasesRecreateTableWaitsOutTheLongestSizedLease(t *testing.T) {
 	if took := time.Since(start); took < sizedLeaseLiveUntil {
 		t.Fatalf("the table was recreated %s after the command started, before the lost sized lease (%s × skew) could have ended", took, cfg.Lease.MaxSizedTimeout)
 	}
-	if exists, err := app.LeaseTableExists(context.Background(), cfg); err != nil || !exists {
+	if exists, err := leaseTableExists(t, cfg); err != nil || !exists {
 		t.Fatalf("after the command: table exists=%v, %v", exists, err)
 	}
 	if !strings.Contains(out, "is ready") {
@@ -71,4 +71,15 @@ func TestLeasesRecreateTableWaitsOutTheLongestSizedLease(t *testing.T) {
 	if _, err := runCmd(t, env, "leases", "recreate-table", "--config", "../../config.yaml", "--yes"); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Fatalf("recreate-table over an existing table: %v", err)
 	}
+}
+
+// leaseTableExists asks the store of cfg whether its table exists.
+func leaseTableExists(t *testing.T, cfg *config.Config) (bool, error) {
+	t.Helper()
+	store, err := leasestore.Open(context.Background(), cfg)
+	if err != nil {
+		return false, err
+	}
+	defer store.Close()
+	return store.TableExists(context.Background())
 }

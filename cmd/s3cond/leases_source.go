@@ -6,17 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/dynamolease/boltstore"
 	"github.com/s3cond/s3cond/internal/admin"
-	"github.com/s3cond/s3cond/internal/app"
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/leasestore"
 )
 
 // leaseView is what list and show print: rows, where they were read, and
@@ -28,12 +26,12 @@ type leaseView struct {
 	skewRate float64
 }
 
-// Bounds on reading a running s3cond's listing: each page's answer, and
-// the rows of all pages together.
+// Bounds on reading a running s3cond's listing: each page's answer (the
+// rows of all pages together are bounded as a store's are, by
+// leasestore.MaxListedRows).
 const (
 	adminCallTimeout = 10 * time.Second
 	maxListingBytes  = 64 << 20
-	maxAdminRows     = 1_000_000
 )
 
 // readLeases reads the rows under prefix from wherever f and the config
@@ -47,27 +45,15 @@ func readLeases(ctx context.Context, f leasesFlags, env []string, prefix string)
 		return readLeasesFromAdmin(ctx, f.admin, adminTokenPath(f, cfg), prefix)
 	}
 	settings := leaseView{leaseTTL: cfg.Lease.TTL, skewRate: cfg.Lease.MaxClockSkewRate}
-	switch cfg.Lease.Store {
-	case config.LeaseStoreDynamoDB, config.LeaseStoreEtcd:
-		store, err := app.OpenLeaseStore(ctx, cfg)
-		if err != nil {
-			return leaseView{}, err
-		}
-		defer store.Close()
-		settings.rows, err = store.Lister.List(ctx, prefix)
-		settings.via = "lease store " + cfg.Lease.Store
-		return settings, err
-	case config.LeaseStoreMemory:
-		return readLeasesOfRunning(ctx, f, cfg, prefix, "lease.store is memory: the leases live in the running s3cond")
+	store, err := leasestore.Open(ctx, cfg)
+	if err != nil {
+		return leaseView{}, err
 	}
-	settings.rows, err = boltstore.ReadLeaseFile(cfg.LeasePath(), prefix)
-	settings.via = "lease file " + cfg.LeasePath()
-	switch {
-	case errors.Is(err, boltstore.ErrLeaseFileInUse):
-		return readLeasesOfRunning(ctx, f, cfg, prefix, "a running s3cond holds the lease file "+cfg.LeasePath())
-	case errors.Is(err, fs.ErrNotExist):
-		// No file: no s3cond has taken a lease in this data_dir.
-		return settings, fmt.Errorf("no lease file at %s (data_dir %q): no s3cond has taken a lease there", cfg.LeasePath(), cfg.DataDir)
+	defer store.Close()
+	settings.via = store.Where()
+	settings.rows, err = store.List(ctx, prefix)
+	if errors.Is(err, leasestore.ErrOnlyRunning) {
+		return readLeasesOfRunning(ctx, f, cfg, prefix, err.Error())
 	}
 	return settings, err
 }
@@ -120,8 +106,8 @@ func readLeasesFromAdmin(ctx context.Context, base, tokenFile, prefix string) (l
 		for _, row := range listing.Rows {
 			view.rows = append(view.rows, row.Record())
 		}
-		if len(view.rows) > maxAdminRows {
-			return view, fmt.Errorf("the listing of %s passed %d rows: narrow it with --prefix", view.via, maxAdminRows)
+		if len(view.rows) > leasestore.MaxListedRows {
+			return view, fmt.Errorf("the listing of %s passed %d rows: narrow it with --prefix", view.via, leasestore.MaxListedRows)
 		}
 		if listing.Next == "" {
 			break

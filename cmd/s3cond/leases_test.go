@@ -16,8 +16,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/dynamolease/boltstore"
 	"github.com/s3cond/s3cond/internal/admin"
+	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/leasestore"
 )
 
 func TestLeasesFlags(t *testing.T) {
@@ -112,21 +113,30 @@ b/done         "e1"  9           host:41#ab/2  1m0s  released  -
 }
 
 // leaseFile makes an embedded lease file in dir holding two rows of a dead
-// holder, as a SIGKILLed s3cond leaves them, and returns the open table.
-func leaseFile(t *testing.T, dir string) *boltstore.Table {
+// holder, as a SIGKILLed s3cond leaves them, and returns it open as a
+// serving s3cond opens it, and its closer.
+func leaseFile(t *testing.T, dir string) (dynamolease.Table, func() error) {
 	t.Helper()
-	tbl, err := boltstore.Open(filepath.Join(dir, "leases.db"), boltstore.Options{})
+	cfg, err := config.Load("", []string{"S3COND_DATA_DIR=" + dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = tbl.Close() })
+	store, err := leasestore.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	tbl, err := store.Table(dynamolease.Options{}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, path := range []string{"b/k", "b/j"} {
 		if _, err := tbl.Create(context.Background(), dynamolease.Record{Path: path, ETag: "*", Generation: 2,
 			Timeout: 20 * time.Second, TTL: writtenAgo(time.Minute), Owner: "killed:7#tok/1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return tbl
+	return tbl, store.Close
 }
 
 // runningAdmin serves table's lease endpoints as a running s3cond's admin
@@ -151,7 +161,7 @@ func runningAdmin(t *testing.T, dir string, table dynamolease.Table) *httptest.S
 // it has stopped.
 func TestLeasesOnTheEmbeddedStore(t *testing.T) {
 	dir := t.TempDir()
-	running := leaseFile(t, dir)
+	running, stopRunning := leaseFile(t, dir)
 	adminSrv := runningAdmin(t, dir, running)
 	adminAddr := strings.TrimPrefix(adminSrv.URL, "http://")
 	env := []string{"S3COND_DATA_DIR=" + dir, "S3COND_ADMIN_LISTEN=" + adminAddr}
@@ -195,7 +205,7 @@ func TestLeasesOnTheEmbeddedStore(t *testing.T) {
 		t.Fatalf("release with no token file: %v", err)
 	}
 
-	if err := running.Close(); err != nil {
+	if err := stopRunning(); err != nil {
 		t.Fatal(err)
 	}
 	adminSrv.Close()

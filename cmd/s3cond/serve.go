@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/s3cond/s3cond/internal/app"
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/leasestore"
 	"github.com/s3cond/s3cond/internal/tlsreload"
 )
 
@@ -151,26 +151,20 @@ func tableCreate(ctx context.Context, args, env []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	if cfg.Lease.Store == config.LeaseStoreEtcd {
-		// etcd needs nothing created: rows are keys under the prefix.
-		if err := app.CheckEtcd(ctx, cfg); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "lease store etcd at %s answers; nothing to create (lease rows are keys under %q, created by the first lease)\n",
-			strings.Join(cfg.Lease.Etcd.Endpoints, ","), cfg.Lease.Etcd.Prefix)
-		return nil
-	}
-	if cfg.Lease.Store != config.LeaseStoreDynamoDB {
-		return fmt.Errorf("lease.store is %q: table create needs lease.store: dynamodb (or etcd, to check the cluster)", cfg.Lease.Store)
-	}
 	log, err := newLogger(cfg.Log, stderr)
 	if err != nil {
 		return err
 	}
-	if err := app.CreateTable(ctx, cfg, log); err != nil {
-		return fmt.Errorf("create table %s: %w", cfg.Lease.DynamoDB.Table, err)
+	store, err := leasestore.Open(ctx, cfg)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(stdout, "lease table %s is ready\n", cfg.Lease.DynamoDB.Table)
+	defer store.Close()
+	done, err := store.Create(ctx, log)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, done)
 	return nil
 }
 

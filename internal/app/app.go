@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -24,9 +23,11 @@ import (
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/access"
 	"github.com/s3cond/s3cond/internal/admin"
+	"github.com/s3cond/s3cond/internal/awscreds"
 	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/embedded"
+	"github.com/s3cond/s3cond/internal/leasestore"
 	"github.com/s3cond/s3cond/internal/metrics"
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/proxy"
@@ -39,10 +40,6 @@ const (
 	probeTimeout      = 2 * time.Second
 	readinessCacheFor = 3 * time.Second
 )
-
-// readinessProbeKey is the lease row /readyz reads. No write ever creates
-// it: reading it proves the table answers without touching real leases.
-const readinessProbeKey = "s3cond-readiness-probe/"
 
 // App is a wired s3cond: Handler serves the S3 API, AdminHandler the
 // operators' endpoints; Close releases what Build opened.
@@ -183,7 +180,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		transport.DialContext = store.DialContext
 		transport.Proxy = nil
 	} else {
-		c, err := credentialsProvider(ctx, b.Credentials, b.Region)
+		c, err := awscreds.Provider(ctx, b.Credentials, b.Region)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s.credentials: %w", key, err)
 		}
@@ -269,19 +266,6 @@ func backendTransport(pool config.Pool) *http.Transport {
 	return t
 }
 
-func credentialsProvider(ctx context.Context, c config.Credentials, region string) (aws.CredentialsProvider, error) {
-	switch c.Source {
-	case config.CredentialsDefault:
-		awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(region))
-		if err != nil {
-			return nil, fmt.Errorf("load the AWS default credential chain: %w", err)
-		}
-		return awsCfg.Credentials, nil
-	default: // static, and env (Load already read the variables)
-		return credentials.NewStaticCredentialsProvider(c.AccessKeyID, c.SecretAccessKey, ""), nil
-	}
-}
-
 // backendIdentity names s3cond's principal as stores that name owners by
 // access key (versitygw, the embedded store) write it, so clients see their
 // own identity in its place (proxy/clientidentity.go). A key that cannot
@@ -315,13 +299,18 @@ func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Me
 		Owner:    dynamolease.DefaultOwner(),
 		Observer: m,
 	}
-	table, err := a.openLeaseTable(ctx, cfg, opts, log)
+	store, err := leasestore.Open(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	a.closers = append(a.closers, func(context.Context) error { return store.Close() })
+	table, err := store.Table(opts, log)
 	if err != nil {
 		return nil, nil, err
 	}
 	a.leaseTable = table
 	probe := func(ctx context.Context) error {
-		if _, err := table.Get(ctx, readinessProbeKey, "*"); err != nil {
+		if _, err := table.Get(ctx, leasestore.ProbeKey, "*"); err != nil {
 			return fmt.Errorf("read a lease row: %w", err)
 		}
 		return nil

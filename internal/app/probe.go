@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/s3cond/s3cond/internal/awscreds"
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/probe"
 )
@@ -27,7 +28,7 @@ func ProbeOptions(ctx context.Context, cfg *config.Config, name string) (probe.O
 	if b.Type == config.BackendEmbedded {
 		return probe.Options{}, fmt.Errorf("backend %q is the embedded store, which needs lease; probe a real store", name)
 	}
-	creds, err := credentialsProvider(ctx, b.Credentials, b.Region)
+	creds, err := awscreds.Provider(ctx, b.Credentials, b.Region)
 	if err != nil {
 		return probe.Options{}, fmt.Errorf("backend %q credentials: %w", name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/leasestore"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -35,7 +36,7 @@ func TestReadinessFollowsTheLeaseStore(t *testing.T) {
 	cfg.Lease.DynamoDB.Credentials = config.Credentials{Source: config.CredentialsStatic, AccessKeyID: "moto", SecretAccessKey: "moto"}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	if err := CreateTable(ctx, cfg, zerolog.Nop()); err != nil {
+	if err := createLeaseTable(ctx, cfg); err != nil {
 		t.Fatalf("create the lease table: %v", err)
 	}
 	a := build(t, cfg)
@@ -49,8 +50,19 @@ func TestReadinessFollowsTheLeaseStore(t *testing.T) {
 	}
 
 	startMoto(t, port)
-	if err := CreateTable(ctx, cfg, zerolog.Nop()); err != nil { // a fresh moto starts empty
+	if err := createLeaseTable(ctx, cfg); err != nil { // a fresh moto starts empty
 		t.Fatalf("re-create the lease table: %v", err)
 	}
 	waitReadiness(ctx, t, a, true, "with the lease store back")
+}
+
+// createLeaseTable is `s3cond table create` for cfg's DynamoDB table.
+func createLeaseTable(ctx context.Context, cfg *config.Config) error {
+	store, err := leasestore.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	_, err = store.Create(ctx, zerolog.Nop())
+	return err
 }

@@ -15,8 +15,8 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/s3cond/s3cond/internal/requestline"
 	"github.com/s3cond/s3cond/s3err"
-	"github.com/s3cond/s3cond/sigv4"
 )
 
 // Operation is the S3 API call a request makes, by its S3 name. s3cond
@@ -262,7 +262,7 @@ func isAmzQueryParameter(name string) bool {
 // them is refused them after authentication (proxy/sigv2params.go), as
 // here before SigV2 was accepted.
 func isSignatureV2Parameter(name string) bool {
-	return slices.Contains(sigv4.SignatureV2QueryParams, name)
+	return slices.Contains(requestline.SignatureV2Params, name)
 }
 
 // NotForwardedParameter is the answer to a query parameter s3cond does not

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/s3cond/s3cond/internal/requestline"
 	"github.com/s3cond/s3cond/s3err"
-	"github.com/s3cond/s3cond/sigv4"
 )
 
 // Target is what a request addresses: a bucket and key in the client's
@@ -28,7 +28,7 @@ const MaxKeyBytes = 1024
 // (/bucket/key) or, when domain is set and the Host is <bucket>.<domain>, a
 // virtual-hosted one (/key).
 func ResolveTarget(r *http.Request, domain string) (Target, error) {
-	rawPath := sigv4.RequestRawPath(r)
+	rawPath := requestline.RawPath(r)
 	if !strings.HasPrefix(rawPath, "/") {
 		return Target{}, s3err.New(s3err.InvalidURI)
 	}

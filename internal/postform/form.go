@@ -1,8 +1,8 @@
 // Package postform reads a POST Object request (S3's browser-based upload):
 // the multipart/form-data form up to its file (form.go), the PutObject
 // headers its fields ask for (headers.go), and the POST policy's document
-// and conditions (policy.go), which sigv4's VerifyPost evaluates once the
-// policy's signature has verified. Nothing here knows the request's call:
+// and conditions (policy.go), which proxy checks once sigv4 has verified
+// the policy's signature. Nothing here knows the request's call:
 // proxy/postobject.go authorises the upload and stores the file as a
 // PutObject.
 package postform
@@ -195,6 +195,14 @@ func nextDelimiter(raw []byte, start int, delimiter []byte) (int, bool) {
 		}
 		start = at + 1
 	}
+}
+
+// MissingKey is S3's answer to a form without a key field, in the words it
+// has for any missing field (sigv4 answers so for the signature's fields).
+func MissingKey() error {
+	return s3err.Newf(s3err.InvalidArgument, "Bucket POST must contain a field named '%s'.  If it is specified, please check the order of the fields.", FieldKey).
+		With("ArgumentName", FieldKey).
+		With("ArgumentValue", "")
 }
 
 // formReadError is the answer to a form that failed while being read: the

@@ -286,6 +286,26 @@ func jsonString(raw json.RawMessage) (string, bool) {
 	return s, true
 }
 
+// CheckPolicy reads the form's policy field and checks it against the form
+// as of now: unexpired, every condition met, every field named by one. The
+// caller has verified the policy's signature first (sigv4's
+// VerifyPostSignature); bucket and key are as for Policy.Check, whose
+// content-length-range it returns.
+func CheckPolicy(fields map[string]string, bucket, key string, now time.Time) (*LengthRange, error) {
+	doc, perr := ParsePolicy(fields[FieldPolicy])
+	if perr != nil {
+		return nil, perr
+	}
+	if !now.Before(doc.Expiration()) {
+		return nil, s3err.Newf(s3err.AccessDenied, "Invalid according to Policy: Policy expired.")
+	}
+	length, perr := doc.Check(fields, bucket, key)
+	if perr != nil {
+		return nil, perr
+	}
+	return length, nil
+}
+
 // Expiration is when the policy stops allowing uploads.
 func (d Policy) Expiration() time.Time { return d.expiration }
 

@@ -10,8 +10,8 @@ import (
 
 func encodePolicy(json string) string { return base64.StdEncoding.EncodeToString([]byte(json)) }
 
-// The policy on its own, without a signature: sigv4's VerifyPost tests
-// cover it behind a verified signature, in S3's words.
+// The policy document on its own; policy_words_test.go checks CheckPolicy's
+// answers in S3's words.
 func TestPolicyCheck(t *testing.T) {
 	doc, perr := ParsePolicy(encodePolicy(`{"expiration": "2030-01-02T03:04:05.000Z", "conditions": [
 		{"bucket": "photos"}, ["starts-with", "$key", "uploads/"], ["content-length-range", 1, 100],

@@ -18,35 +18,59 @@
 //
 // # Sleeps that remain, and why
 //
-// Each is time that is itself the subject, or a pause a real client or
-// operator would make; none orders two events of the test's own.
+// Each is time that is itself the subject, or a pause a real client,
+// store or operator would make; none orders two events of the test's own.
+// (Kept current by grepping the tests for time.Sleep, sleepCtx and bare
+// time.After waits, on 2026-12-07. A time.After that only bounds how long
+// a test waits for an event, failing it, is a deadline, not a sleep.)
 //
-//   - proxy: slowCreateTable's delay and pacedReader's pause stand for a
-//     slow lease store and a slow client (timeouts are what is tested);
-//     the lease-age waits in deleteobjects_test.go and lapsedlease_test.go
-//     wait once for a moment on the lease's own clock (half its life, its
-//     lapse); synctest cannot hold them, as the fixtures use real sockets.
+//   - proxy: slowCreateTable's delay (deleteobjects_test.go) and
+//     batchCountingTable's latency (deletebatch_test.go) stand for a slow
+//     lease store, pacedReader's pause (timeouts_test.go) for a slow
+//     client: timeouts and batching under latency are what is tested. The
+//     lease-age waits in deleteobjects_test.go, lapsedlease_test.go and
+//     confirmlease_test.go wait once for a moment on the lease's own clock
+//     (half its life, its lapse, past lease.timeout); synctest cannot hold
+//     them, as the fixtures use real sockets. releases_test.go's 50 ms and
+//     strict_test.go's 300 ms check for a moment that a wait which must
+//     not end has not (a negative; nothing reports "still waiting").
+//   - internal/embedded (multipartetag_test.go) and internal/frontconn
+//     (cap_test.go): the same 50 ms negative checks, on a key lock and a
+//     connection cap.
+//   - cmd/s3cond leases_recreate_test.go: sleeps into the recreate-table
+//     wait (past the old, shorter wait) to see the table still absent;
+//     the wait's length is the subject.
 //   - e2e lateWriteGrace (helpers_test.go, races_test.go): versitygw may
 //     commit a cut-off body after the abort, and an absence reports
 //     nothing, so the check that nothing was stored waits that long first.
-//   - e2e races_test.go testKilledHolder: 500 ms for the holder to take the
-//     lease before it is killed; s3cond reports nothing a fleet test can
-//     wait on (its admin listener is not exposed per process there).
 //   - e2e etcd_fleet_test.go: a worker's 50 ms pause before retrying
-//     through a killed process (a client's backoff).
+//     through a killed process, and leasefile_sized_test.go's 100 ms
+//     between a contender's retries (a client's backoff);
+//     writesinplace_test.go's slowBody is the slow client itself;
+//     lease_outlives_test.go hangs its client up at most 100 ms into a
+//     write that must still be running (the hang-up's timing is the
+//     scenario); terraformlock's contenders back off 1–10 ms at random,
+//     as Terraform's lock retries do.
 //   - e2e/linearizability: fault schedules (sleepCtx, KillAndRestart's
 //     pause, the freeze and kill durations, a history's tail, the 2 s of
 //     history after a takeover) are how long a fault lasts, and the
 //     backend connection's 200 ms stillness check in heldupload.go is how
 //     "s3cond waits for more body" shows from outside; cluster.go retries
-//     `s3cond table create` a second apart while moto starts.
+//     `s3cond table create` a second apart while moto starts. The lease's
+//     own clock shapes deleteholder_test.go (a probe half a budget before
+//     the hold ends), sweptrow_test.go (a waiter arriving against the
+//     row's TTL; the order of its polls is awaited from its metrics) and
+//     strict_test.go (a PUT watched for half the CAS's lease).
 //   - dynamolease and its stores: the sleeps in takeover_test.go,
-//     sized_test.go and boltstore's sweep_test.go run in synctest bubbles
-//     (the lease's own clock, faked). committer_test.go's hot-key test
-//     holds each lease a millisecond so that others contend for it (the
-//     pause is the load, not an order). boltstore's durability test waits
-//     out the recovery window of a reopened lease file, the time under
-//     test, against a real file lock that a bubble cannot hold. etcdstore
-//     waits on the etcd server's own timers: a row's TTL (polled every
-//     100 ms) and an auth token's lifetime.
+//     sized_test.go, confirm_test.go, fence_test.go, vanished_test.go,
+//     tablecall_test.go and boltstore's sweep_test.go run in synctest
+//     bubbles (the lease's own clock, faked). committer_test.go's hot-key
+//     test holds each lease a millisecond so that others contend for it
+//     (the pause is the load, not an order). boltstore's durability test
+//     waits out the recovery window of a reopened lease file, the time
+//     under test, against a real file lock that a bubble cannot hold.
+//     etcdstore waits on the etcd server's own timers: a row's TTL (polled
+//     every 100 ms, table_test.go) and an auth token's lifetime
+//     (auth_test.go); table_test.go's 300 ms is a negative check that a
+//     second process does not get a held lease.
 package testkit

@@ -16,7 +16,7 @@ import (
 )
 
 // writeLeaseFile makes a closed lease file with rows enough for branch
-// pages, so its state file records the file's identity (boltidentity.go)
+// pages, so its state file records the file's identity (identity.go)
 // and the next Open reads the file's id: the read that crashed on a
 // corrupt file.
 func writeLeaseFile(t testing.TB, path string) []byte {

@@ -54,7 +54,7 @@ type leaseFileState struct {
 	// BootID: the boot of the machine during which commits may have been
 	// left in the page cache only (when Synced is false).
 	BootID string `json:"boot_id,omitempty"`
-	// File: the lease file's identity (boltidentity.go); absent in state
+	// File: the lease file's identity (identity.go); absent in state
 	// files written before it was recorded.
 	File *leaseFileIdentity `json:"file,omitempty"`
 }

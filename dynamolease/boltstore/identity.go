@@ -26,7 +26,7 @@ import (
 //     id kept inside the file, its device and inode, and the size it had
 //     (bbolt files only grow). A file found at start that is not the one
 //     recorded, or shorter, is treated as a missing one: discarded, and
-//     lease writes refused for the longest lease × skew (boltdurability.go).
+//     lease writes refused for the longest lease × skew (durability.go).
 //
 // Moving the data directory to another disk changes the inode too, and so
 // costs one such wait: the price of not trusting a copy that may be older

@@ -26,7 +26,7 @@ type API interface {
 	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
 }
 
-// Attribute names of a lease row (see the package documentation).
+// Attribute names of a lease row (dynamolease's package documentation).
 const (
 	attrPath       = "path"
 	attrETag       = "etag"

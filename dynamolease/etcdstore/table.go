@@ -25,12 +25,12 @@ const DefaultPrefix = "s3cond/leases/"
 // (url.PathEscape escapes "/", so the one unescaped "/" after the prefix
 // separates the two parts unambiguously). Its value is the generation as 20
 // decimal digits and a newline, then the rest of the row as JSON (see
-// etcdrow.go). Every write is a single Txn: Create puts only if the key's
+// row.go). Every write is a single Txn: Create puts only if the key's
 // create_revision is 0 (absent), Replace only if the value starts with the
 // seen generation, and both read the current row in the Txn's else branch,
 // so a loser learns what beat it in the same round trip. Reads are etcd's
 // default, linearizable. Each write attaches the row to an etcd lease that
-// ends no earlier than the row's TTL (etcdleases.go): etcd deletes dead rows
+// ends no earlier than the row's TTL (leases.go): etcd deletes dead rows
 // by itself, as DynamoDB's TTL does.
 type Table struct {
 	client      *clientv3.Client

@@ -2,7 +2,7 @@ package boltstore
 
 import "fmt"
 
-// tree checks the B+tree rooted at page id: a bucket's pages (boltpages.go).
+// tree checks the B+tree rooted at page id: a bucket's pages (pagewalk.go).
 func (w *pageWalk) tree(id uint64) error {
 	if w.depth >= maxTreeDepth {
 		return fmt.Errorf("page %d: more than %d levels of pages below the root", id, maxTreeDepth)

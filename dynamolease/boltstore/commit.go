@@ -22,7 +22,7 @@ const maxGroupCommit = 256
 //
 // Why: every conditional write commits twice, acquire and release; a release
 // that waits for the next acquire halves the transactions. Where commits are
-// synced (no boot id, boltdurability.go) each transaction costs two fdatasyncs,
+// synced (no boot id, durability.go) each transaction costs two fdatasyncs,
 // and sharing them makes conditional creates about 7-8% faster; where they are
 // not, a transaction is a few page writes and the gain is within measurement
 // noise. Only releases that no goroutine of this process waits for are lazy
@@ -54,7 +54,7 @@ type boltWrite struct {
 type groupCommitter struct {
 	db *bolt.DB
 	// guard, when set, runs before each transaction; its error fails every
-	// write in it (the lease file's watch, boltidentity.go).
+	// write in it (the lease file's watch, identity.go).
 	guard     func() error
 	lazyDelay time.Duration // lazyCommitDelay, but for tests
 	writes    chan boltWrite

@@ -22,21 +22,21 @@ import (
 // Table is a dynamolease.Table in a bbolt file: the embedded lease store for a
 // single s3cond process. Leases survive a restart of the process, so a process
 // that comes back honours the leases it held before it stopped; after a restart
-// of the machine, see boltdurability.go. bbolt locks the file, so only one
+// of the machine, see durability.go. bbolt locks the file, so only one
 // process can use it; a second one gets an error after a second.
 type Table struct {
 	db      *bolt.DB
 	path    string
 	commits *groupCommitter
-	// unsynced: commits are not fsynced (see boltdurability.go); Close
+	// unsynced: commits are not fsynced (see durability.go); Close
 	// syncs the file and records that it did.
 	unsynced bool
 	// writableAt: lease writes are refused before it, when the file was
 	// discarded after a machine restart. Zero when they never were.
 	writableAt time.Time
 	discarded  string   // why the file was discarded, for the log
-	lock       *os.File // holds the lease file's lock (boltguard.go)
-	fileID     string   // the random id kept inside the file (boltidentity.go)
+	lock       *os.File // holds the lease file's lock (guard.go)
+	fileID     string   // the random id kept inside the file (identity.go)
 	bootID     string   // this boot's id, when the state file is kept
 	watch      *leaseFileWatch
 
@@ -61,7 +61,7 @@ type Options struct {
 	// may have held, sized ones included, × Lease.MaxClockSkewRate.
 	Lease dynamolease.Options
 	// Log gets the one error logged when the lease file is found replaced,
-	// truncated or deleted under the running process (boltidentity.go).
+	// truncated or deleted under the running process (identity.go).
 	Log zerolog.Logger
 	// bootID reads the machine's boot id; nil reads the kernel's. For tests.
 	bootID func() (string, error)

@@ -18,7 +18,7 @@ var _ dynamolease.BatchTable = (*Table)(nil)
 // etcd refuses a transaction of more than --max-txn-ops (128 by default)
 // comparisons, or of success or failure operations, and a request over
 // --max-request-bytes (1.5 MiB by default). A create is one comparison per
-// row, a replace two (etcdrow.go's generationBounds).
+// row, a replace two (row.go's generationBounds).
 const (
 	etcdCreateBatch  = 100
 	etcdReplaceBatch = 64

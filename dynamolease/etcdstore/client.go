@@ -61,7 +61,7 @@ func NewClient(o ClientOptions) (*clientv3.Client, error) {
 	}
 	var auth *etcdTokenAuth
 	if o.Username != "" || o.Password != "" {
-		// s3cond keeps the token, not clientv3 (etcdtoken.go).
+		// s3cond keeps the token, not clientv3 (token.go).
 		auth = &etcdTokenAuth{username: o.Username, password: o.Password}
 		cfg.DialOptions = append(cfg.DialOptions, grpc.WithPerRPCCredentials(auth),
 			grpc.WithChainUnaryInterceptor(auth.interceptor))

@@ -59,7 +59,7 @@ func openBoltChecked(path string, opts *bolt.Options) (*bolt.DB, error) {
 }
 
 // verifyLeaseFile is the integrity check that comes before any read of the
-// lease file through bbolt (boltpages.go). A missing or empty file passes:
+// lease file through bbolt (pagewalk.go). A missing or empty file passes:
 // bbolt creates it.
 func verifyLeaseFile(path string) error {
 	raw, err := os.ReadFile(path)
