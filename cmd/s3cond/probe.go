@@ -40,7 +40,7 @@ func parseProbeFlags(args []string, stderr io.Writer) (probeFlags, error) {
 	fs.IntVar(&f.opts.Writers, "writers", probe.DefaultWriters, "racing writers per round")
 	fs.IntVar(&f.opts.Rounds, "rounds", probe.DefaultRounds, "at most this many rounds per race")
 	fs.DurationVar(&f.opts.RaceTime, "race-time", probe.DefaultRaceTime, "a race starts rounds for this long (at least one round)")
-	fs.DurationVar(&f.opts.Timeout, "timeout", probe.DefaultTimeout, "bound on the whole probe (its cleanup then has as long again, at most 20s)")
+	fs.DurationVar(&f.opts.Timeout, "timeout", probe.DefaultTimeout, "bound on the whole probe (its cleanup then has half as long, at most 20s)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return f, usageError{probeUsage}

@@ -18,11 +18,11 @@ import (
 // conditional probe (conditional.go): body framing, and the headers of
 // docs/spec.md §7 forwarded only where the store honours them.
 
-// storeChecksBudget bounds all of one backend's start-up store checks
-// together, cleanup included: they run before any listener opens, and an
-// admin port that stays closed longer gets the pod killed by a liveness
-// probe. A check that runs out counts as failed: framing off, headers 501.
-const storeChecksBudget = 15 * time.Second
+// backend.startup_checks_timeout bounds all of one backend's start-up store
+// checks together, cleanup included: they run before any listener opens,
+// and an admin port that stays closed longer gets the pod killed by a
+// liveness probe. A check that runs out counts as failed: framing off,
+// headers 501, a probe capability error.
 
 // storeCapabilities runs the framing check and the §7 checks concurrently
 // within budget: two thirds for the checks, the rest for their cleanup

@@ -111,9 +111,9 @@ type Options struct {
 	Writers  int
 	Rounds   int
 	RaceTime time.Duration
-	// Timeout bounds the whole probe, cleanup excluded; Run's cleanup has
-	// as long again, the start-up checks' (Framing, CheckObjectLock,
-	// CheckMultipartConditions) half as long; at most 20 s.
+	// Timeout bounds the whole probe, cleanup excluded; cleanup (Run's and
+	// the start-up checks': Framing, CheckObjectLock,
+	// CheckMultipartConditions) has half as long, at most 20 s.
 	Timeout time.Duration
 	// NewHTTPClient makes one connection pool; it is called twice so racing
 	// writers use two. Nil: a fresh http.Transport each time.
@@ -179,9 +179,11 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	defer func() {
-		// Cleanup has as long as the probe had, at most cleanupTimeout: a
-		// short probe of a hung store must not wait out the full 20 s.
-		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), min(opts.Timeout, cleanupTimeout))
+		// Cleanup has half as long as the probe had, at most cleanupTimeout:
+		// a start-up probe and its cleanup fit the start-up bound (Timeout
+		// is two thirds of it), and a short probe of a hung store does not
+		// wait out the full 20 s.
+		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), opts.cleanupBound())
 		defer cancelClean()
 		s.cleanup(cleanCtx)
 		s.close()
