@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"strings"
 
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
