@@ -71,7 +71,7 @@ type App struct {
 	// of each re-probe's end (reprobe.go).
 	dataDir    string
 	downgrades *downgradeMetrics
-	onReprobe  func(downgraded bool)
+	reprobe    reprobeSettings
 	// connections counts what the listeners' caps close (adminserve.go,
 	// serve.go).
 	connections *metrics.Connections
@@ -88,8 +88,14 @@ func (a *App) Close(ctx context.Context) error {
 }
 
 // Build wires s3cond from cfg.
-func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App, err error) {
-	a := &App{Registry: prometheus.NewRegistry(), dataDir: cfg.DataDir}
+func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*App, error) {
+	return buildWith(ctx, cfg, log, reprobeSettings{raceTime: reprobeRaceTime})
+}
+
+// buildWith is Build with the background re-probe's settings (tests
+// shorten its races and hear of its ends).
+func buildWith(ctx context.Context, cfg *config.Config, log zerolog.Logger, reprobe reprobeSettings) (_ *App, err error) {
+	a := &App{Registry: prometheus.NewRegistry(), dataDir: cfg.DataDir, reprobe: reprobe}
 	defer func() {
 		if err != nil {
 			_ = a.Close(context.WithoutCancel(ctx))

@@ -22,6 +22,13 @@ const (
 	reprobeRaceTime = 10 * time.Second
 )
 
+// reprobeSettings are how the background re-probes run: the time each
+// race starts rounds for, and (tests) a hook hearing of each re-probe's end.
+type reprobeSettings struct {
+	raceTime time.Duration
+	done     func(downgraded bool)
+}
+
 // downgradeMetrics count backends switched to leasing by a re-probe.
 type downgradeMetrics struct{ downgrades *prometheus.CounterVec }
 
@@ -61,10 +68,10 @@ func (a *App) startReprobe(b config.Backend, creds aws.CredentialsProvider, serv
 		return
 	}
 	r := &reprober{backend: b, served: served, path: verdictPath(a.dataDir, b.Name), app: a,
-		log: log.With().Str("backend", b.Name).Str("component", "reprobe").Logger(), reprobed: a.onReprobe}
+		log: log.With().Str("backend", b.Name).Str("component", "reprobe").Logger(), reprobed: a.reprobe.done}
 	r.opts = probe.Options{
 		Endpoint: b.Endpoint, Region: b.Region, PathStyle: b.Addressing != config.AddressingVirtual,
-		Credentials: creds, Bucket: b.ProbeBucket, Timeout: reprobeTimeout, RaceTime: reprobeRaceTime,
+		Credentials: creds, Bucket: b.ProbeBucket, Timeout: reprobeTimeout, RaceTime: a.reprobe.raceTime,
 		NewHTTPClient: func() *http.Client {
 			return &http.Client{Transport: backendTransport(b.Pool), CheckRedirect: noRedirects}
 		},
