@@ -75,3 +75,28 @@ func TestReprobeSwitchesAWorseStoreToLeasing(t *testing.T) {
 		t.Errorf("mode gauge: lease %v, native %v; want 1 and 0", mode("lease"), mode("native"))
 	}
 }
+
+// BenchmarkStartupOnSlowLosers times Build under conditional: auto on a
+// store standing for SeaweedFS 4.53 (losing writers wait a second), every
+// start-up check included and no kept verdict: the target is 5 s.
+//
+//	go test -run '^$' -bench StartupOnSlowLosers -benchtime 1x ./internal/app/
+func BenchmarkStartupOnSlowLosers(b *testing.B) {
+	endpoint := testservers.StartFaultyStore(b, testservers.NewSlowLosersStore)
+	for b.Loop() {
+		cfg := config.Default()
+		cfg.DataDir = b.TempDir()
+		cfg.Lease.Store = config.LeaseStoreMemory
+		cfg.Backend.Type, cfg.Backend.Endpoint, cfg.Backend.Conditional = config.BackendS3, endpoint, config.ConditionalAuto
+		cfg.Backend.Credentials = config.Credentials{Source: config.CredentialsStatic, AccessKeyID: "k", SecretAccessKey: "s"}
+		cfg.Backend.ProbeBucket = testservers.FaultyStoreBucket
+		a, err := Build(context.Background(), cfg, zerolog.Nop())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v := metricValue(b, a.Registry, "s3cond_backend_conditional_mode", map[string]string{"mode": "native"}); v != 1 {
+			b.Error("the slow but atomic store is not served natively")
+		}
+		_ = a.Close(context.Background())
+	}
+}
