@@ -145,9 +145,13 @@ type worsening struct {
 }
 
 // worseThanServed is the view of served that rep calls for, or nil when
-// rep asks for nothing served does not do already. A capability that
-// could not be measured (error: the store down for a moment) switches
-// nothing: the next re-probe measures again.
+// rep asks for nothing served does not do already: leases for a backend
+// served natively whose write capabilities are not all native any more;
+// for a leased one, fewer store checks where the store stopped checking a
+// condition leased writes send it; the lease before the first byte where
+// uploads now show early. A capability that could not be measured (error:
+// the store down for a moment) switches nothing: the next re-probe
+// measures again.
 func worseThanServed(served *proxy.Backend, rep probe.Report) (*proxy.Backend, worsening) {
 	leased := *served
 	var why worsening
@@ -160,6 +164,11 @@ func worseThanServed(served *proxy.Backend, rep probe.Report) (*proxy.Backend, w
 				break
 			}
 		}
+	} else if lost := lostStoreCheck(served.StoreChecks, storeChecks(rep.Capabilities)); lost != "" && measured(rep) {
+		// Sent to a store that no longer checks it, a condition is ignored
+		// at best and refused (501) at worst.
+		why = worsening{capability: lost, verdict: "no longer checked", detail: "a condition leased writes send the store"}
+		leased.StoreChecks = storeChecks(rep.Capabilities)
 	}
 	if r := rep.Capabilities[probe.AtomicUploads]; r.Verdict == probe.InPlace && !served.WritesInPlace {
 		if why.capability == "" {
@@ -171,6 +180,21 @@ func worseThanServed(served *proxy.Backend, rep probe.Report) (*proxy.Backend, w
 		return nil, why
 	}
 	return &leased, why
+}
+
+// lostStoreCheck names a condition was sends the store that now does not,
+// or "".
+func lostStoreCheck(was, now proxy.StoreChecks) string {
+	kept := map[string]bool{}
+	for _, name := range now.Names() {
+		kept[name] = true
+	}
+	for _, name := range was.Names() {
+		if !kept[name] {
+			return name
+		}
+	}
+	return ""
 }
 
 // record replaces backend's capability series with rep's verdicts.

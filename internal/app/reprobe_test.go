@@ -12,7 +12,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/operation"
+	"github.com/s3cond/s3cond/internal/probe"
 	"github.com/s3cond/s3cond/internal/testservers"
+	"github.com/s3cond/s3cond/proxy"
 )
 
 // A store found atomic at start-up is served natively; when a background
@@ -98,5 +101,50 @@ func BenchmarkStartupOnSlowLosers(b *testing.B) {
 			b.Error("the slow but atomic store is not served natively")
 		}
 		_ = a.Close(context.Background())
+	}
+}
+
+// reportWith is a report where every capability is native but those given.
+func reportWith(verdicts map[string]probe.Verdict) probe.Report {
+	caps := map[string]probe.Result{}
+	for _, name := range probe.AllCapabilities {
+		caps[name] = probe.Result{Verdict: probe.Native}
+	}
+	for name, v := range verdicts {
+		caps[name] = probe.Result{Verdict: v}
+	}
+	return probe.Report{Capabilities: caps, Recommendation: probe.Recommend(caps)}
+}
+
+// What a re-probe switches: only what got worse than the backend is served
+// with, and nothing on a capability it could not measure.
+func TestWorseThanServed(t *testing.T) {
+	native := &proxy.Backend{NativeConditional: true}
+	leasedAll := &proxy.Backend{StoreChecks: storeChecks(reportWith(nil).Capabilities)}
+	for _, c := range []struct {
+		name   string
+		served *proxy.Backend
+		rep    probe.Report
+		check  func(*proxy.Backend) bool // nil: no switch
+	}{
+		{"native, still native", native, reportWith(nil), nil},
+		{"native, copy racy", native, reportWith(map[string]probe.Verdict{probe.CopyIfMatch: probe.Racy}),
+			func(b *proxy.Backend) bool { return !b.NativeConditional && b.StoreChecks.IfMatch[operation.PutObject] }},
+		{"native, a capability unmeasured", native, reportWith(map[string]probe.Verdict{probe.PutIfMatch: probe.Error}), nil},
+		{"leased, a store check refused now", leasedAll, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Refused}),
+			func(b *proxy.Backend) bool { return !b.StoreChecks.IfNoneMatch[operation.PutObject] && b.StoreChecks.IfMatch[operation.PutObject] }},
+		{"leased, a store check unmeasured", leasedAll, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Error}), nil},
+		{"leased, uploads now in place", leasedAll, reportWith(map[string]probe.Verdict{probe.AtomicUploads: probe.InPlace}),
+			func(b *proxy.Backend) bool { return b.WritesInPlace }},
+	} {
+		got, why := worseThanServed(c.served, c.rep)
+		switch {
+		case c.check == nil && got != nil:
+			t.Errorf("%s: switched (%s %s), want no switch", c.name, why.capability, why.verdict)
+		case c.check != nil && got == nil:
+			t.Errorf("%s: no switch", c.name)
+		case c.check != nil && !c.check(got):
+			t.Errorf("%s: switched to %+v", c.name, got)
+		}
 	}
 }
