@@ -132,7 +132,9 @@ func TestWorseThanServed(t *testing.T) {
 			func(b *proxy.Backend) bool { return !b.NativeConditional && b.StoreChecks.IfMatch[operation.PutObject] }},
 		{"native, a capability unmeasured", native, reportWith(map[string]probe.Verdict{probe.PutIfMatch: probe.Error}), nil},
 		{"leased, a store check refused now", leasedAll, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Refused}),
-			func(b *proxy.Backend) bool { return !b.StoreChecks.IfNoneMatch[operation.PutObject] && b.StoreChecks.IfMatch[operation.PutObject] }},
+			func(b *proxy.Backend) bool {
+				return !b.StoreChecks.IfNoneMatch[operation.PutObject] && b.StoreChecks.IfMatch[operation.PutObject]
+			}},
 		{"leased, a store check unmeasured", leasedAll, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Error}), nil},
 		{"leased, uploads now in place", leasedAll, reportWith(map[string]probe.Verdict{probe.AtomicUploads: probe.InPlace}),
 			func(b *proxy.Backend) bool { return b.WritesInPlace }},
