@@ -43,8 +43,9 @@ func StoreIdentity(ctx context.Context, opts Options) (Identity, error) {
 			header = raw.Header
 		}
 	} else {
+		// A request that got no answer is a ResponseError too, of status 0.
 		var answered *awshttp.ResponseError
-		if !errors.As(err, &answered) || answered.Response == nil {
+		if !errors.As(err, &answered) || answered.Response == nil || answered.HTTPStatusCode() == 0 {
 			return Identity{}, fmt.Errorf("HEAD bucket %s: %w", opts.Bucket, err)
 		}
 		header = answered.Response.Header
