@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/probe"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -140,5 +141,39 @@ func TestKeptVerdictSkipsTheProbeUntilTheStoreChanges(t *testing.T) {
 	buildAndClose(t, forced)
 	if counter.probeRequests.Load() == afterUpgrade {
 		t.Error("reprobe_on_start did not probe the store")
+	}
+}
+
+// A kept verdict reads back as written; a file that does not decode, or is
+// over the cap, is an error (the caller probes over it); a report with a
+// capability the probe could not measure is not kept at all.
+func TestVerdictFileRoundTripAndRefusals(t *testing.T) {
+	dir := t.TempDir()
+	path := verdictPath(dir, "a/b")
+	if !strings.HasPrefix(path, dir) || strings.Count(strings.TrimPrefix(path, dir), "/") != 2 {
+		t.Fatalf("the backend name escapes its directory: %s", path)
+	}
+	v := storedVerdict{Backend: "a/b", Store: probe.Identity{Endpoint: "http://s", Server: "X/1"}, Report: reportWith(nil)}
+	keepVerdict(path, v, zerolog.Nop())
+	got, found, err := loadVerdict(path)
+	if err != nil || !found || got.Store != v.Store || got.Report.Capabilities[probe.PutIfMatch].Verdict != probe.Native {
+		t.Fatalf("read back %+v, %v, %v", got, found, err)
+	}
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := loadVerdict(path); err == nil {
+		t.Error("a garbled verdict file decoded")
+	}
+	if err := os.WriteFile(path, make([]byte, maxVerdictFile+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := loadVerdict(path); err == nil {
+		t.Error("an oversized verdict file was read")
+	}
+	unmeasured := storedVerdict{Backend: "c", Report: reportWith(map[string]probe.Verdict{probe.CopyIfMatch: probe.Error})}
+	keepVerdict(verdictPath(dir, "c"), unmeasured, zerolog.Nop())
+	if _, found, _ := loadVerdict(verdictPath(dir, "c")); found {
+		t.Error("a report with an error verdict was kept")
 	}
 }
