@@ -57,6 +57,9 @@ type Backend struct {
 	// NativeConditional forwards If-Match / If-None-Match writes as they are
 	// and takes no lease: the store enforces them itself.
 	NativeConditional bool
+	// Switch, when set, can switch this backend to leasing while s3cond
+	// runs (leaseswitch.go).
+	Switch *LeaseSwitch
 	// StoreChecks are the conditions a leased write still sends the store,
 	// which evaluates them right itself (storechecks.go). Zero: none.
 	StoreChecks StoreChecks

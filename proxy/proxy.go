@@ -379,7 +379,7 @@ func (p *Proxy) route(c *call) error {
 		return err
 	}
 	c.target = t
-	c.backend = p.backendFor(t.Bucket)
+	c.backend = p.backendFor(t.Bucket).serving()
 	c.info.set(func(i *requestInfo) { i.bucket, i.key = t.Bucket, t.Key })
 	// r.URL.Query() drops what it cannot parse, including everything past
 	// net/url's parameter limit: a request it misread (a CreateMultipartUpload

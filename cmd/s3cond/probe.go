@@ -16,7 +16,7 @@ import (
 
 const probeUsage = `usage:
   s3cond probe --bucket B (--config FILE [--backend NAME] | --endpoint URL --access-key-id K --secret-access-key S [--region R] [--path-style])
-               [--json] [--writers N] [--rounds R] [--timeout D]`
+               [--json] [--writers N] [--rounds R] [--race-time D] [--timeout D]`
 
 type probeFlags struct {
 	config, backend string
@@ -38,8 +38,9 @@ func parseProbeFlags(args []string, stderr io.Writer) (probeFlags, error) {
 	fs.StringVar(&f.opts.Bucket, "bucket", "", "the bucket to probe in (required; only a scratch prefix is written)")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
 	fs.IntVar(&f.opts.Writers, "writers", probe.DefaultWriters, "racing writers per round")
-	fs.IntVar(&f.opts.Rounds, "rounds", probe.DefaultRounds, "rounds per race")
-	fs.DurationVar(&f.opts.Timeout, "timeout", probe.DefaultTimeout, "bound on the whole probe (its cleanup then has as long again, at most 20s)")
+	fs.IntVar(&f.opts.Rounds, "rounds", probe.DefaultRounds, "at most this many rounds per race")
+	fs.DurationVar(&f.opts.RaceTime, "race-time", probe.DefaultRaceTime, "a race starts rounds for this long (at least one round)")
+	fs.DurationVar(&f.opts.Timeout, "timeout", probe.DefaultTimeout, "bound on the whole probe (its cleanup then has half as long, at most 20s)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return f, usageError{probeUsage}
@@ -54,8 +55,8 @@ func parseProbeFlags(args []string, stderr io.Writer) (probeFlags, error) {
 		return f, usageError{"--bucket is required\n" + probeUsage}
 	case f.config == "" && f.opts.Endpoint == "":
 		return f, usageError{"--config or --endpoint is required\n" + probeUsage}
-	case f.opts.Writers < 2 || f.opts.Rounds < 1 || f.opts.Timeout <= 0:
-		return f, usageError{"--writers must be at least 2, --rounds at least 1, --timeout positive"}
+	case f.opts.Writers < 2 || f.opts.Rounds < 1 || f.opts.Timeout <= 0 || f.opts.RaceTime <= 0:
+		return f, usageError{"--writers must be at least 2, --rounds at least 1, --timeout and --race-time positive"}
 	}
 	return f, nil
 }
@@ -83,7 +84,7 @@ func probeCommand(ctx context.Context, args, env []string, stdout, stderr io.Wri
 		if b.Bucket == "" {
 			return usageError{"--bucket is required (the backend has no probe_bucket)\n" + probeUsage}
 		}
-		b.Writers, b.Rounds, b.Timeout = opts.Writers, opts.Rounds, opts.Timeout
+		b.Writers, b.Rounds, b.RaceTime, b.Timeout = opts.Writers, opts.Rounds, opts.RaceTime, opts.Timeout
 		opts = b
 	}
 	started := time.Now()

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -62,6 +63,12 @@ type App struct {
 	// leaseTable is the lease store as opened, for GET /leases and POST
 	// /leases/release (leases.go).
 	leaseTable dynamolease.Table
+	// dataDir keeps the probe's verdicts (verdicts.go); downgrades counts
+	// backends a re-probe switched to leasing, and onReprobe (tests) hears
+	// of each re-probe's end (reprobe.go).
+	dataDir    string
+	downgrades *downgradeMetrics
+	reprobe    reprobeSettings
 	// connections counts what the listeners' caps close (adminserve.go,
 	// serve.go).
 	connections *metrics.Connections
@@ -78,8 +85,14 @@ func (a *App) Close(ctx context.Context) error {
 }
 
 // Build wires s3cond from cfg.
-func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (_ *App, err error) {
-	a := &App{Registry: prometheus.NewRegistry()}
+func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*App, error) {
+	return buildWith(ctx, cfg, log, reprobeSettings{raceTime: reprobeRaceTime})
+}
+
+// buildWith is Build with the background re-probe's settings (tests
+// shorten its races and hear of its ends).
+func buildWith(ctx context.Context, cfg *config.Config, log zerolog.Logger, reprobe reprobeSettings) (_ *App, err error) {
+	a := &App{Registry: prometheus.NewRegistry(), dataDir: cfg.DataDir, reprobe: reprobe}
 	defer func() {
 		if err != nil {
 			_ = a.Close(context.WithoutCancel(ctx))
@@ -197,15 +210,21 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if key == "backend" {
 		a.BackendEndpoint = endpoint
 	}
-	native, storeChecks, inPlace, err := a.conditionalMode(ctx, b, key, creds, log)
+	// The conditional probe and the other start-up store checks run side
+	// by side within backend.startup_checks_timeout.
+	var native, inPlace bool
+	var storeChecks proxy.StoreChecks
+	var wg sync.WaitGroup
+	wg.Go(func() { native, storeChecks, inPlace, err = a.conditionalMode(ctx, b, key, creds, log) })
+	framed, keeps := storeCapabilities(ctx, b, creds, log, b.StartupChecksTimeout)
+	wg.Wait()
 	if err != nil {
 		return nil, nil, err
 	}
-	framed, keeps := storeCapabilities(ctx, b, creds, log, storeChecksBudget)
 	// The probe shares the connection pool but not the metrics: health
 	// checks are not client traffic.
 	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, b.Region), CheckRedirect: noRedirects}
-	return &proxy.Backend{
+	served := &proxy.Backend{
 		Name:          b.Name,
 		Endpoint:      u,
 		VirtualHosted: b.Addressing == config.AddressingVirtual,
@@ -223,7 +242,10 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		WritesInPlace:      b.WritesInPlace || inPlace,
 		KeyPolicy:          keyPolicy,
 		Identity:           backendIdentity(ctx, creds, log),
-	}, backendProbe(probeClient, u), nil
+		Switch:             &proxy.LeaseSwitch{},
+	}
+	a.startReprobe(b, creds, served, log)
+	return served, backendProbe(probeClient, u), nil
 }
 
 // backendProbe checks that the backend answers HTTP at all: any status

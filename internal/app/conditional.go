@@ -15,10 +15,6 @@ import (
 	"github.com/s3cond/s3cond/proxy"
 )
 
-// startupProbeTimeout bounds the start-up probe of one backend: s3cond
-// serves nothing (and /readyz does not answer) until it is done.
-const startupProbeTimeout = probe.DefaultTimeout
-
 // conditionalMetrics expose what the start-up probe found and the mode
 // chosen, per backend.
 type conditionalMetrics struct {
@@ -67,17 +63,19 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 	if !b.Probes() {
 		return b.Conditional == config.ConditionalNative, checks, false, nil
 	}
-	rep, err := probe.Run(ctx, probe.Options{
+	// The probe shares backend.startup_checks_timeout with the other
+	// start-up checks, and runs beside them (storecapabilities.go).
+	rep, err := a.probeStore(ctx, b, probe.Options{
 		Endpoint:    b.Endpoint,
 		Region:      b.Region,
 		PathStyle:   b.Addressing != config.AddressingVirtual,
 		Credentials: creds,
 		Bucket:      b.ProbeBucket,
-		Timeout:     startupProbeTimeout,
+		Timeout:     b.StartupChecksTimeout * 2 / 3,
 		NewHTTPClient: func() *http.Client {
 			return &http.Client{Transport: backendTransport(b.Pool), CheckRedirect: noRedirects}
 		},
-	})
+	}, log)
 	if err != nil {
 		return false, checks, false, fmt.Errorf("%s: probe the store: %w", key, err)
 	}

@@ -77,7 +77,7 @@ func do(t *testing.T, req *http.Request) (int, string) {
 
 // metricValue reads one series from reg: a counter's value or a
 // histogram's sample count. A series that does not exist reads 0.
-func metricValue(t *testing.T, reg prometheus.Gatherer, name string, labels map[string]string) float64 {
+func metricValue(t testing.TB, reg prometheus.Gatherer, name string, labels map[string]string) float64 {
 	t.Helper()
 	families, err := reg.Gather()
 	if err != nil {

@@ -18,15 +18,13 @@ import (
 // conditional probe (conditional.go): body framing, and the headers of
 // docs/spec.md §7 forwarded only where the store honours them.
 
-// storeChecksBudget bounds all of one backend's start-up store checks
-// together, cleanup included: they run before any listener opens, and an
-// admin port that stays closed longer gets the pod killed by a liveness
-// probe. A check that runs out counts as failed: framing off, headers 501.
-const storeChecksBudget = 15 * time.Second
-
 // storeCapabilities runs the framing check and the §7 checks concurrently
 // within budget: two thirds for the checks, the rest for their cleanup
-// (probe.Options.Timeout and the checks' cleanup bound).
+// (probe.Options.Timeout and the checks' cleanup bound). The budget is
+// backend.startup_checks_timeout, shared with the conditional probe beside
+// them: they run before any listener opens, and an admin port that stays
+// closed longer gets the pod killed by a liveness probe. A check that runs
+// out counts as failed: framing off, headers 501.
 func storeCapabilities(ctx context.Context, b config.Backend, creds aws.CredentialsProvider, log zerolog.Logger, budget time.Duration) (framed bool, keeps map[string]bool) {
 	checkTime := budget * 2 / 3
 	ctx, cancel := context.WithTimeout(ctx, checkTime)

@@ -140,3 +140,43 @@ func TestSkipHeaderChecksWritesNothing(t *testing.T) {
 		t.Fatalf("the store received %d requests at start-up, want none", n)
 	}
 }
+
+// The conditional probe of auto falls under the same start-up bound as the
+// other checks, beside them: on a store that never answers, Build ends
+// within backend.startup_checks_timeout (it took the probe's own 60 s
+// before) and serves the backend with leases.
+func TestAutoOnAHungStoreEndsWithinTheStartupBound(t *testing.T) {
+	release := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(release) })
+	cfg := faultyBackendConfig(t, hung.URL, config.ConditionalAuto)
+	cfg.Backend.StartupChecksTimeout = 1500 * time.Millisecond
+	built := make(chan *App, 1)
+	start := time.Now()
+	go func() {
+		a, err := Build(context.Background(), cfg, zerolog.Nop())
+		if err != nil {
+			t.Errorf("Build: %v", err)
+		}
+		built <- a
+	}()
+	var a *App
+	select {
+	case a = <-built:
+	case <-time.After(4 * cfg.Backend.StartupChecksTimeout): // scheduling slack on a shared machine
+		t.Fatalf("Build still ran %v after a %v start-up bound", time.Since(start), cfg.Backend.StartupChecksTimeout)
+	}
+	if a == nil {
+		t.FailNow()
+	}
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
+	if v := metricValue(t, a.Registry, "s3cond_backend_conditional_mode", map[string]string{"backend": "default", "mode": "lease"}); v != 1 {
+		t.Error("a store whose probe never answered is not served with leases")
+	}
+}

@@ -189,6 +189,20 @@ type Backend struct {
 	// ProbeBucket is the backend bucket the start-up probe writes its
 	// scratch prefix in (conditional auto, and native unless NativeUnverified).
 	ProbeBucket string `yaml:"probe_bucket"`
+	// StartupChecksTimeout bounds all of the backend's start-up checks
+	// together, cleanup included: the conditional probe (auto, native),
+	// the body-framing check and the header checks run side by side
+	// within it, before any listener opens.
+	StartupChecksTimeout time.Duration `yaml:"startup_checks_timeout"`
+	// ReprobeInterval is how often a probed backend (auto, native) is
+	// probed again in the background; a verdict that got worse switches it
+	// to leasing at once. Zero or negative: never (in a backends[] entry,
+	// where an absent key takes the default, write -1s).
+	ReprobeInterval time.Duration `yaml:"reprobe_interval"`
+	// ReprobeOnStart probes at start-up even when data_dir holds a verdict
+	// on the same store (same endpoint, probe bucket, Server header and
+	// version), which is otherwise reused.
+	ReprobeOnStart bool `yaml:"reprobe_on_start"`
 	// NativeUnverified trusts conditional: native without probing the store.
 	// Dangerous: a store that ignores or races conditions then loses writes.
 	NativeUnverified bool `yaml:"native_unverified"`
@@ -379,6 +393,10 @@ func Default() *Config {
 			// (versitygw v1.8.0 does); the embedded store is never framed.
 			ConditionalBodyFraming: BodyFramingAuto,
 			KeyPolicy:              KeyPolicyStrict,
+			// Within a liveness probe's patience: no listener opens before
+			// the checks end (issue 35: the probe alone once took 60 s).
+			StartupChecksTimeout: 15 * time.Second,
+			ReprobeInterval:      6 * time.Hour,
 			Pool: Pool{
 				MaxIdleConnsPerHost: 256,
 				IdleConnTimeout:     90 * time.Second,
@@ -461,6 +479,12 @@ func namedBackendDefaults(b Backend) Backend {
 	}
 	if b.KeyPolicy == "" {
 		b.KeyPolicy = d.KeyPolicy
+	}
+	if b.StartupChecksTimeout == 0 {
+		b.StartupChecksTimeout = d.StartupChecksTimeout
+	}
+	if b.ReprobeInterval == 0 {
+		b.ReprobeInterval = d.ReprobeInterval
 	}
 	if b.Pool == (Pool{}) {
 		b.Pool = d.Pool

@@ -247,6 +247,9 @@ func validateOneBackend(b Backend, prefix string) error {
 	if err := validateConditional(b, prefix); err != nil {
 		return err
 	}
+	if b.StartupChecksTimeout < 3*time.Second {
+		return keyError(prefix+".startup_checks_timeout", "must be at least 3s (the probe needs about 2 s of races and a third for cleanup), not %s", b.StartupChecksTimeout)
+	}
 	if err := oneOf(prefix+".key_policy", b.KeyPolicy, KeyPolicyStrict, KeyPolicyNormalize, KeyPolicyOpaque); err != nil {
 		return err
 	}

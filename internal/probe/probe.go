@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -102,12 +103,17 @@ type Options struct {
 	Bucket      string
 	// Prefix is the scratch prefix; a random one under "s3cond-probe-" when empty.
 	Prefix string
-	// Writers race per round (at least 2), Rounds rounds per race.
-	Writers int
-	Rounds  int
-	// Timeout bounds the whole probe, cleanup excluded; Run's cleanup has
-	// as long again, the start-up checks' (Framing, CheckObjectLock,
-	// CheckMultipartConditions) half as long; at most 20 s.
+	// Writers race per round (at least 2). A race starts rounds for
+	// RaceTime, at least one and at most Rounds, and stops at the first
+	// round with two winners: a store whose losers wait (SeaweedFS answers
+	// a losing writer after about a second) gets as many rounds as fit,
+	// not a count that runs past the probe's Timeout.
+	Writers  int
+	Rounds   int
+	RaceTime time.Duration
+	// Timeout bounds the whole probe, cleanup excluded; cleanup (Run's and
+	// the start-up checks': Framing, CheckObjectLock,
+	// CheckMultipartConditions) has half as long, at most 20 s.
 	Timeout time.Duration
 	// NewHTTPClient makes one connection pool; it is called twice so racing
 	// writers use two. Nil: a fresh http.Transport each time.
@@ -116,10 +122,11 @@ type Options struct {
 
 // Defaults for Options left zero.
 const (
-	DefaultWriters = 8
-	DefaultRounds  = 5
-	DefaultTimeout = 60 * time.Second
-	cleanupTimeout = 20 * time.Second
+	DefaultWriters  = 8
+	DefaultRounds   = 20
+	DefaultRaceTime = 2 * time.Second
+	DefaultTimeout  = 60 * time.Second
+	cleanupTimeout  = 20 * time.Second
 )
 
 func (o Options) withDefaults() Options {
@@ -128,6 +135,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Rounds < 1 {
 		o.Rounds = DefaultRounds
+	}
+	if o.RaceTime <= 0 {
+		o.RaceTime = DefaultRaceTime
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
@@ -169,20 +179,24 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	defer func() {
-		// Cleanup has as long as the probe had, at most cleanupTimeout: a
-		// short probe of a hung store must not wait out the full 20 s.
-		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), min(opts.Timeout, cleanupTimeout))
+		// Cleanup has half as long as the probe had, at most cleanupTimeout:
+		// a start-up probe and its cleanup fit the start-up bound (Timeout
+		// is two thirds of it), and a short probe of a hung store does not
+		// wait out the full 20 s.
+		cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), opts.cleanupBound())
 		defer cancelClean()
 		s.cleanup(cleanCtx)
 		s.close()
 	}()
-	rep := Report{Capabilities: map[string]Result{}}
-	right := map[string]bool{}
-	for _, c := range checks() {
-		rep.Capabilities[c.name], right[c.name] = c.run(runCtx, s)
-	}
-	raceAll(runCtx, s, rep.Capabilities, right)
-	rep.Capabilities[AtomicUploads] = probeAtomicUploads(runCtx, s)
+	rep := Report{}
+	caps, right := runChecks(runCtx, s)
+	var uploads Result
+	var wg sync.WaitGroup
+	wg.Go(func() { uploads = probeAtomicUploads(runCtx, s) })
+	raceAll(runCtx, s, caps, right)
+	wg.Wait()
+	caps[AtomicUploads] = uploads
+	rep.Capabilities = caps
 	rep.Recommendation = Recommend(rep.Capabilities)
 	return rep, nil
 }

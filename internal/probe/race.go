@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // raceSpec is one race: writers of subject and of opponent released
@@ -69,10 +70,15 @@ func (r raceResult) String() string {
 	return s
 }
 
-// race runs s.rounds rounds of spec, stopping at the first that is racy.
+// race runs rounds of spec, stopping at the first that is racy: it starts
+// rounds for s.raceTime, at least one and at most s.rounds.
 func (s *store) race(ctx context.Context, spec raceSpec) raceResult {
 	res := raceResult{spec: spec, writers: s.writers}
+	started := time.Now()
 	for round := range s.rounds {
+		if round > 0 && time.Since(started) >= s.raceTime {
+			break
+		}
 		winners, lost, err := s.raceRound(ctx, spec)
 		if err != nil {
 			res.err = fmt.Errorf("%s: round %d: %w", spec, round, err)

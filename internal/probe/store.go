@@ -28,12 +28,14 @@ type store struct {
 	prefix  string
 	writers int
 	rounds  int
-	seq     atomic.Int64
-	written *scratch
+	// raceTime is how long a race goes on starting rounds (Options.RaceTime).
+	raceTime time.Duration
+	seq      atomic.Int64
+	written  *scratch
 }
 
 func newStore(o Options) *store {
-	s := &store{bucket: o.Bucket, prefix: o.Prefix, writers: o.Writers, rounds: o.Rounds, written: newScratch()}
+	s := &store{bucket: o.Bucket, prefix: o.Prefix, writers: o.Writers, rounds: o.Rounds, raceTime: o.RaceTime, written: newScratch()}
 	creds := o.Credentials
 	if creds == nil {
 		creds = credentials.NewStaticCredentialsProvider(o.AccessKeyID, o.SecretKey, "")

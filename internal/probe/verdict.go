@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // probeCase is one sequential request with the answer S3 gives it.
@@ -122,14 +123,35 @@ type check struct {
 	cases []probeCase
 }
 
-// run runs the cases; ok means every one was right, so the capability is
-// raced next.
+// run runs the cases side by side (each writes its own fresh keys): a
+// store that keeps a losing writer waiting (SeaweedFS, about a second)
+// then costs one wait per check, not one per case. ok means every case was
+// right, so the capability is raced next.
 func (c check) run(ctx context.Context, s *store) (res Result, ok bool) {
-	results := make([]caseResult, 0, len(c.cases))
+	results := make([]caseResult, len(c.cases))
 	negatives := map[string]bool{}
-	for _, pc := range c.cases {
+	var wg sync.WaitGroup
+	for i, pc := range c.cases {
 		negatives[pc.name] = pc.negative()
-		results = append(results, runCase(ctx, s, pc))
+		wg.Go(func() { results[i] = runCase(ctx, s, pc) })
 	}
+	wg.Wait()
 	return judge(results, negatives)
+}
+
+// runChecks runs every check side by side and returns their verdicts and
+// which were right one request at a time.
+func runChecks(ctx context.Context, s *store) (map[string]Result, map[string]bool) {
+	all := checks()
+	results, right := make([]Result, len(all)), make([]bool, len(all))
+	var wg sync.WaitGroup
+	for i, c := range all {
+		wg.Go(func() { results[i], right[i] = c.run(ctx, s) })
+	}
+	wg.Wait()
+	caps, ok := make(map[string]Result, len(all)), make(map[string]bool, len(all))
+	for i, c := range all {
+		caps[c.name], ok[c.name] = results[i], right[i]
+	}
+	return caps, ok
 }

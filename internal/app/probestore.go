@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/probe"
+)
+
+// probeStore is the start-up probe's report on b: the verdict data_dir
+// keeps when the store is still the one it was measured on (endpoint,
+// probe bucket, Server header and version) and reprobe_on_start is off,
+// else a fresh probe, kept if it measured every capability. Asking the
+// store who it is comes out of the probe's own bound.
+func (a *App) probeStore(ctx context.Context, b config.Backend, opts probe.Options, log zerolog.Logger) (probe.Report, error) {
+	deadline := time.Now().Add(opts.Timeout)
+	path := verdictPath(a.dataDir, b.Name)
+	asking := opts
+	asking.Timeout = opts.Timeout / 4
+	id, idErr := probe.StoreIdentity(ctx, asking)
+	if idErr != nil {
+		log.Warn().Err(idErr).Str("backend", b.Name).Msg("the store did not say who it is: probing it, and keeping no verdict")
+	}
+	if idErr == nil && !b.ReprobeOnStart {
+		if kept, ok := keptVerdictFor(path, id, log.With().Str("backend", b.Name).Logger()); ok {
+			log.Info().Str("backend", b.Name).Str("server", id.Server).Str("version", id.Version).
+				Time("probed_at", kept.ProbedAt).Str("file", path).
+				Msg("reused the kept probe verdict: same endpoint, probe bucket, Server header and version (backend.reprobe_on_start probes anyway)")
+			return kept.Report, nil
+		}
+	}
+	opts.Timeout = max(time.Until(deadline), time.Second)
+	rep, err := probe.Run(ctx, opts)
+	if err != nil {
+		return rep, err
+	}
+	if idErr == nil {
+		keepVerdict(path, storedVerdict{Backend: b.Name, Store: id, ProbedAt: time.Now().UTC(), Report: rep}, log)
+	}
+	return rep, nil
+}
+
+// keptVerdictFor is the verdict kept at path if it was measured on the
+// store id names.
+func keptVerdictFor(path string, id probe.Identity, log zerolog.Logger) (storedVerdict, bool) {
+	kept, found, err := loadVerdict(path)
+	switch {
+	case err != nil:
+		log.Warn().Err(err).Msg("the kept probe verdict is unreadable: probing the store again")
+		return kept, false
+	case !found:
+		return kept, false
+	case kept.Store != id:
+		log.Info().Str("kept_server", kept.Store.Server).Str("server", id.Server).
+			Str("kept_version", kept.Store.Version).Str("version", id.Version).
+			Str("kept_endpoint", kept.Store.Endpoint).Str("endpoint", id.Endpoint).
+			Msg("the store changed since its kept probe verdict: probing it again")
+		return kept, false
+	}
+	return kept, true
+}
+
+// keepVerdict keeps v in data_dir unless a capability could not be
+// measured; a failure to write is logged, not fatal: the next start probes.
+func keepVerdict(path string, v storedVerdict, log zerolog.Logger) {
+	if path == "" || !measured(v.Report) {
+		return
+	}
+	if err := saveVerdict(path, v); err != nil {
+		log.Warn().Err(err).Str("backend", v.Backend).Msg("the probe verdict could not be kept: the next start probes again")
+	}
+}

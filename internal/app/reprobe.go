@@ -1,0 +1,216 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/probe"
+	"github.com/s3cond/s3cond/proxy"
+)
+
+// A background re-probe is not on the start-up path: it takes the probe's
+// full bound and races long enough for a store that loses races only now
+// and then to show it.
+const (
+	reprobeTimeout  = probe.DefaultTimeout
+	reprobeRaceTime = 10 * time.Second
+)
+
+// reprobeSettings are how the background re-probes run: the time each
+// race starts rounds for, and (tests) a hook hearing of each re-probe's end.
+type reprobeSettings struct {
+	raceTime time.Duration
+	done     func(downgraded bool)
+}
+
+// downgradeMetrics count backends switched to leasing by a re-probe.
+type downgradeMetrics struct{ downgrades *prometheus.CounterVec }
+
+func newDowngradeMetrics(reg prometheus.Registerer) *downgradeMetrics {
+	m := &downgradeMetrics{downgrades: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "s3cond_backend_downgrades_total",
+		Help: "Backends a background re-probe switched to leasing (or to leasing before the first byte) because the store's verdict got worse; they stay so until a restart.",
+	}, []string{"backend"})}
+	reg.MustRegister(m.downgrades)
+	return m
+}
+
+// reprober probes one backend again every backend.reprobe_interval and,
+// when the verdict got worse than what the backend is served with, throws
+// its switch (proxy.LeaseSwitch): from the next request on, conditional
+// writes take leases. The new verdict is kept in data_dir either way.
+type reprober struct {
+	backend config.Backend
+	opts    probe.Options
+	served  *proxy.Backend
+	path    string
+	app     *App
+	log     zerolog.Logger
+	// reprobed, when set (tests), hears of each re-probe's end.
+	reprobed func(downgraded bool)
+}
+
+// startReprobe starts b's background re-probe, stopped when the app
+// closes; nothing for a backend that is not probed or when it is off.
+func (a *App) startReprobe(b config.Backend, creds aws.CredentialsProvider, served *proxy.Backend, log zerolog.Logger) {
+	if a.downgrades == nil {
+		a.downgrades = newDowngradeMetrics(a.Registry)
+	}
+	// A series from the start, so that the alert rule reads one.
+	a.downgrades.downgrades.WithLabelValues(b.Name).Add(0)
+	if !b.Probes() || b.ReprobeInterval <= 0 || served.Switch == nil {
+		return
+	}
+	r := &reprober{backend: b, served: served, path: verdictPath(a.dataDir, b.Name), app: a,
+		log: log.With().Str("backend", b.Name).Str("component", "reprobe").Logger(), reprobed: a.reprobe.done}
+	r.opts = probe.Options{
+		Endpoint: b.Endpoint, Region: b.Region, PathStyle: b.Addressing != config.AddressingVirtual,
+		Credentials: creds, Bucket: b.ProbeBucket, Timeout: reprobeTimeout, RaceTime: a.reprobe.raceTime,
+		NewHTTPClient: func() *http.Client {
+			return &http.Client{Transport: backendTransport(b.Pool), CheckRedirect: noRedirects}
+		},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.loop(ctx)
+	}()
+	a.closers = append(a.closers, func(context.Context) error {
+		cancel()
+		<-done
+		return nil
+	})
+}
+
+func (r *reprober) loop(ctx context.Context) {
+	tick := time.NewTicker(r.backend.ReprobeInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		downgraded := r.once(ctx)
+		if r.reprobed != nil {
+			r.reprobed(downgraded)
+		}
+	}
+}
+
+// once probes the store, keeps the verdict and switches the backend when
+// the verdict got worse; it reports whether it switched.
+func (r *reprober) once(ctx context.Context) bool {
+	id, err := probe.StoreIdentity(ctx, r.opts)
+	if err != nil {
+		r.log.Warn().Err(err).Msg("re-probe: the store did not say who it is; trying again at the next interval")
+		return false
+	}
+	rep, err := probe.Run(ctx, r.opts)
+	if err != nil || ctx.Err() != nil {
+		return false
+	}
+	keepVerdict(r.path, storedVerdict{Backend: r.backend.Name, Store: id, ProbedAt: time.Now().UTC(), Report: rep}, r.log)
+	r.app.conditional.record(r.backend.Name, rep)
+	leased, why := worseThanServed(r.served, rep)
+	if leased == nil {
+		r.log.Info().Str("server", id.Server).Msg("re-probe: the store's verdict is no worse than what it is served with")
+		return false
+	}
+	if r.served.Switch.Switched() {
+		return false
+	}
+	r.served.Switch.SwitchToLease(leased)
+	r.app.downgrades.downgrades.WithLabelValues(r.backend.Name).Inc()
+	r.app.conditional.switched(r.backend, leased)
+	r.log.Error().Str("server", id.Server).Str("version", id.Version).Str("capability", why.capability).
+		Str("verdict", string(why.verdict)).Str("evidence", why.detail).Bool("native", leased.NativeConditional).
+		Bool("writes_in_place", leased.WritesInPlace).
+		Msg("re-probe: the store's verdict got worse; the backend's conditional writes are leased from now on, until a restart (writes already in flight finish as they began)")
+	return true
+}
+
+// worsening names the capability whose verdict made a backend worse off.
+type worsening struct {
+	capability string
+	verdict    probe.Verdict
+	detail     string
+}
+
+// worseThanServed is the view of served that rep calls for, or nil when
+// rep asks for nothing served does not do already: leases for a backend
+// served natively whose write capabilities are not all native any more;
+// for a leased one, fewer store checks where the store stopped checking a
+// condition leased writes send it; the lease before the first byte where
+// uploads now show early. A capability that could not be measured (error:
+// the store down for a moment) switches nothing: the next re-probe
+// measures again.
+func worseThanServed(served *proxy.Backend, rep probe.Report) (*proxy.Backend, worsening) {
+	leased := *served
+	var why worsening
+	if served.NativeConditional {
+		for _, name := range probe.WriteCapabilities {
+			if r := rep.Capabilities[name]; r.Verdict != probe.Native && r.Verdict != probe.Error {
+				why = worsening{capability: name, verdict: r.Verdict, detail: r.Detail}
+				leased.NativeConditional = false
+				leased.StoreChecks = storeChecks(rep.Capabilities)
+				break
+			}
+		}
+	} else if lost := lostStoreCheck(served.StoreChecks, storeChecks(rep.Capabilities)); lost != "" && measured(rep) {
+		// Sent to a store that no longer checks it, a condition is ignored
+		// at best and refused (501) at worst.
+		why = worsening{capability: lost, verdict: "no longer checked", detail: "a condition leased writes send the store"}
+		leased.StoreChecks = storeChecks(rep.Capabilities)
+	}
+	if r := rep.Capabilities[probe.AtomicUploads]; r.Verdict == probe.InPlace && !served.WritesInPlace {
+		if why.capability == "" {
+			why = worsening{capability: probe.AtomicUploads, verdict: r.Verdict, detail: r.Detail}
+		}
+		leased.WritesInPlace = true
+	}
+	if why.capability == "" {
+		return nil, why
+	}
+	return &leased, why
+}
+
+// lostStoreCheck names a condition was sends the store that now does not,
+// or "".
+func lostStoreCheck(was, now proxy.StoreChecks) string {
+	kept := map[string]bool{}
+	for _, name := range now.Names() {
+		kept[name] = true
+	}
+	for _, name := range was.Names() {
+		if !kept[name] {
+			return name
+		}
+	}
+	return ""
+}
+
+// record replaces backend's capability series with rep's verdicts.
+func (m *conditionalMetrics) record(backend string, rep probe.Report) {
+	m.capability.DeletePartialMatch(prometheus.Labels{"backend": backend})
+	for _, name := range probe.AllCapabilities {
+		m.capability.WithLabelValues(backend, name, string(rep.Capabilities[name].Verdict)).Set(1)
+	}
+}
+
+// switched moves b's mode series to the mode its leased view serves with.
+func (m *conditionalMetrics) switched(b config.Backend, leased *proxy.Backend) {
+	mode := config.ConditionalLease
+	if leased.NativeConditional {
+		mode = config.ConditionalNative
+	}
+	m.mode.DeletePartialMatch(prometheus.Labels{"backend": b.Name})
+	m.mode.WithLabelValues(b.Name, b.Conditional, mode).Set(1)
+}

@@ -1,0 +1,152 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/operation"
+	"github.com/s3cond/s3cond/internal/probe"
+	"github.com/s3cond/s3cond/internal/testservers"
+	"github.com/s3cond/s3cond/proxy"
+)
+
+// A store found atomic at start-up is served natively; when a background
+// re-probe finds its CopyObject racy, the backend switches to leasing at
+// once: the next conditional write takes a lease, and the switch shows in
+// s3cond_backend_downgrades_total and the mode gauge.
+func TestReprobeSwitchesAWorseStoreToLeasing(t *testing.T) {
+	store := testservers.NewRacyLaterStore()
+	cfg := faultyBackendConfig(t, testservers.StartFaultyStore(t, store.Fault), config.ConditionalAuto)
+	cfg.Backend.ReprobeInterval = 20 * time.Millisecond
+	downgraded := make(chan struct{})
+	var once sync.Once
+	a, err := buildWith(context.Background(), cfg, zerolog.Nop(), reprobeSettings{raceTime: 200 * time.Millisecond,
+		done: func(switched bool) {
+			if switched {
+				once.Do(func() { close(downgraded) })
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
+	mode := func(m string) float64 {
+		return metricValue(t, a.Registry, "s3cond_backend_conditional_mode", map[string]string{"backend": "default", "mode": m})
+	}
+	if mode("native") != 1 {
+		t.Fatal("the atomic store is not served natively at start")
+	}
+	front := httptest.NewServer(a.Handler)
+	defer front.Close()
+	leases := func() float64 {
+		return metricValue(t, a.Registry, "s3cond_lease_acquisitions_total", map[string]string{"result": "acquired"})
+	}
+	create := func(key string) {
+		t.Helper()
+		url := front.URL + "/" + testservers.FaultyStoreBucket + "/" + key
+		if status, body := do(t, signed(t, http.MethodPut, url, strings.NewReader("x"), http.Header{"If-None-Match": {"*"}})); status != http.StatusOK {
+			t.Fatalf("conditional create of %s: %d %s", key, status, body)
+		}
+	}
+	create("before-the-switch")
+	if n := leases(); n != 0 {
+		t.Fatalf("a native conditional write took %v leases", n)
+	}
+
+	store.BecomeRacy()
+	select {
+	case <-downgraded:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no re-probe switched the backend to leasing")
+	}
+	create("after-the-switch")
+	if n := leases(); n != 1 {
+		t.Errorf("the conditional write after the switch took %v leases, want 1", n)
+	}
+	if v := metricValue(t, a.Registry, "s3cond_backend_downgrades_total", map[string]string{"backend": "default"}); v != 1 {
+		t.Errorf("s3cond_backend_downgrades_total = %v, want 1", v)
+	}
+	if mode("lease") != 1 || mode("native") != 0 {
+		t.Errorf("mode gauge: lease %v, native %v; want 1 and 0", mode("lease"), mode("native"))
+	}
+}
+
+// BenchmarkStartupOnSlowLosers times Build under conditional: auto on a
+// store standing for SeaweedFS 4.53 (losing writers wait a second), every
+// start-up check included and no kept verdict: the target is 5 s.
+//
+//	go test -run '^$' -bench StartupOnSlowLosers -benchtime 1x ./internal/app/
+func BenchmarkStartupOnSlowLosers(b *testing.B) {
+	endpoint := testservers.StartFaultyStore(b, testservers.NewSlowLosersStore)
+	for b.Loop() {
+		cfg := config.Default()
+		cfg.DataDir = b.TempDir()
+		cfg.Lease.Store = config.LeaseStoreMemory
+		cfg.Backend.Type, cfg.Backend.Endpoint, cfg.Backend.Conditional = config.BackendS3, endpoint, config.ConditionalAuto
+		cfg.Backend.Credentials = config.Credentials{Source: config.CredentialsStatic, AccessKeyID: "k", SecretAccessKey: "s"}
+		cfg.Backend.ProbeBucket = testservers.FaultyStoreBucket
+		a, err := Build(context.Background(), cfg, zerolog.Nop())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v := metricValue(b, a.Registry, "s3cond_backend_conditional_mode", map[string]string{"mode": "native"}); v != 1 {
+			b.Error("the slow but atomic store is not served natively")
+		}
+		_ = a.Close(context.Background())
+	}
+}
+
+// reportWith is a report where every capability is native but those given.
+func reportWith(verdicts map[string]probe.Verdict) probe.Report {
+	caps := map[string]probe.Result{}
+	for _, name := range probe.AllCapabilities {
+		caps[name] = probe.Result{Verdict: probe.Native}
+	}
+	for name, v := range verdicts {
+		caps[name] = probe.Result{Verdict: v}
+	}
+	return probe.Report{Capabilities: caps, Recommendation: probe.Recommend(caps)}
+}
+
+// What a re-probe switches: only what got worse than the backend is served
+// with, and nothing on a capability it could not measure.
+func TestWorseThanServed(t *testing.T) {
+	native := &proxy.Backend{NativeConditional: true}
+	leasedAll := &proxy.Backend{StoreChecks: storeChecks(reportWith(nil).Capabilities)}
+	for _, c := range []struct {
+		name   string
+		served *proxy.Backend
+		rep    probe.Report
+		check  func(*proxy.Backend) bool // nil: no switch
+	}{
+		{"native, still native", native, reportWith(nil), nil},
+		{"native, copy racy", native, reportWith(map[string]probe.Verdict{probe.CopyIfMatch: probe.Racy}),
+			func(b *proxy.Backend) bool { return !b.NativeConditional && b.StoreChecks.IfMatch[operation.PutObject] }},
+		{"native, a capability unmeasured", native, reportWith(map[string]probe.Verdict{probe.PutIfMatch: probe.Error}), nil},
+		{"leased, a store check refused now", leasedAll, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Refused}),
+			func(b *proxy.Backend) bool {
+				return !b.StoreChecks.IfNoneMatch[operation.PutObject] && b.StoreChecks.IfMatch[operation.PutObject]
+			}},
+		{"leased, a store check unmeasured", leasedAll, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Error}), nil},
+		{"leased, uploads now in place", leasedAll, reportWith(map[string]probe.Verdict{probe.AtomicUploads: probe.InPlace}),
+			func(b *proxy.Backend) bool { return b.WritesInPlace }},
+	} {
+		got, why := worseThanServed(c.served, c.rep)
+		switch {
+		case c.check == nil && got != nil:
+			t.Errorf("%s: switched (%s %s), want no switch", c.name, why.capability, why.verdict)
+		case c.check != nil && got == nil:
+			t.Errorf("%s: no switch", c.name)
+		case c.check != nil && !c.check(got):
+			t.Errorf("%s: switched to %+v", c.name, got)
+		}
+	}
+}
