@@ -43,11 +43,18 @@ func crash(t *testing.T, tbl *Table) {
 	tbl.closeOnce.Do(func() {}) // the cleanup's Close must not mark it synced
 }
 
+// heldRowLease is the lease settings of the run that wrote b/held: its
+// state file records their sized-lease cap (150 ms) as the longest lease it
+// may have granted, so a later run's pause after discarding the file is
+// that × skew, not the default cap's 6 minutes × 3 (boltlongest.go).
+var heldRowLease = dynamolease.Options{Timeout: 100 * time.Millisecond, SizedLeaseCap: 150 * time.Millisecond, MaxClockSkewRate: 2,
+	PollInterval: 10 * time.Millisecond, WaitBudget: 50 * time.Millisecond}
+
 // openWithHeldRow opens the lease file on boot and writes a live lease row,
 // b/held, to it.
 func openWithHeldRow(t *testing.T, path, boot string) *Table {
 	t.Helper()
-	tbl := openOnBoot(t, path, boot, dynamolease.Options{})
+	tbl := openOnBoot(t, path, boot, heldRowLease)
 	if err := createRow(t, tbl, "b/held"); err != nil {
 		t.Fatal(err)
 	}
