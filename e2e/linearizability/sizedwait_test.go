@@ -31,6 +31,21 @@ var (
 			t.Fatal(err)
 		}
 	}}
+	// replacedFile: the lease file moved over by a copy of itself (a
+	// backup restored): another inode than the state file records.
+	replacedFile = leaseFileLoss{"replaced-file", func(t *testing.T, dataDir, _ string) {
+		file := filepath.Join(dataDir, "leases.db")
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file+".restored", raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(file+".restored", file); err != nil {
+			t.Fatal(err)
+		}
+	}}
 	// loweredCap also restarts s3cond with lease.max_sized_timeout at the
 	// plain timeout: only the state file's record of the longest lease
 	// (review finding F8) still makes the pause cover the copy's.
@@ -102,7 +117,7 @@ func recordLostLeaseFile(t *testing.T, loss leaseFileLoss, buildTags string) (*R
 // the copy landed, then 412.
 func TestLinearizableAcrossALostLeaseFileWithASizedLease(t *testing.T) {
 	t.Parallel()
-	for _, loss := range []leaseFileLoss{machineRestart, deletedFile, loweredCap} {
+	for _, loss := range []leaseFileLoss{machineRestart, deletedFile, replacedFile, loweredCap} {
 		t.Run(loss.name, func(t *testing.T) {
 			t.Parallel()
 			rec, outcome := recordLostLeaseFile(t, loss, "")
