@@ -61,6 +61,10 @@ type leaseFileState struct {
 	// may have granted from this file and that may not have expired
 	// (boltlongest.go); 0 in state files written before it was recorded.
 	LongestLeaseMS int64 `json:"longest_lease_ms,omitempty"`
+	// PausedUntilBootNS: while a process pauses lease writes after
+	// discarding the file, when the pause ends on BootID's boot clock
+	// (boltpause.go); 0 otherwise.
+	PausedUntilBootNS int64 `json:"paused_until_boot_ns,omitempty"`
 }
 
 func stateFilePath(leaseFile string) string { return leaseFile + ".state" }

@@ -60,7 +60,12 @@ func longestLeaseInRows(db *bolt.DB) (time.Duration, error) {
 }
 
 // stateWithRecord is st with the table's record of the longest lease.
+// and the end of its pause, if one is on (boltpause.go), with the boot it
+// is counted on.
 func (b *Table) stateWithRecord(st leaseFileState) leaseFileState {
 	st.LongestLeaseMS = b.longestLease.Milliseconds()
+	if st.PausedUntilBootNS = b.pauseEndToRecord(); st.PausedUntilBootNS != 0 {
+		st.BootID = b.bootID
+	}
 	return st
 }

@@ -41,7 +41,10 @@ type Table struct {
 	// longestLease is what the state file records as the longest lease
 	// that may live in the file (boltlongest.go).
 	longestLease time.Duration
-	watch        *leaseFileWatch
+	// pausedUntilBoot is when the pause ends on the boot clock, for the
+	// state file (boltpause.go); 0 without a pause.
+	pausedUntilBoot int64
+	watch           *leaseFileWatch
 
 	closeOnce sync.Once
 	closeErr  error
@@ -97,6 +100,7 @@ func Open(path string, opts Options) (*Table, error) {
 		}
 	}()
 	if bootID, err := readBoot(); err == nil {
+		t.bootID = bootID
 		if err := t.distrustAfterRestart(bootID, opts.Lease); err != nil {
 			return nil, err
 		}
@@ -105,7 +109,6 @@ func Open(path string, opts Options) (*Table, error) {
 			return nil, fmt.Errorf("lease file %s: %w", path, err)
 		}
 		t.unsynced = true
-		t.bootID = bootID
 	}
 	// NoFreelistSync: every lease write is a commit, and the free page list
 	// is one of the three or four pages a small commit writes (BenchmarkHotKey
@@ -172,13 +175,13 @@ func (b *Table) distrustAfterRestart(bootID string, lease dynamolease.Options) e
 	// first thing this process writes to the state file.
 	b.longestLease = max(b.longestLease, recordedLongestLease(st))
 	if trusted {
+		b.resumePause(st, bootID, lease)
 		return nil
 	}
 	if err := os.Remove(b.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("lease file %s: remove the untrusted file: %w", b.path, err)
 	}
-	b.writableAt = time.Now().Add(lease.LongestTakeoverWaitBeyond(recordedLongestLease(st)))
-	b.discarded = why
+	b.startPause(why, lease.LongestTakeoverWaitBeyond(recordedLongestLease(st)))
 	return nil
 }
 
