@@ -22,18 +22,21 @@ type leaseFileLoss struct {
 	// lose makes the killed holder's lease file untrustworthy, with the
 	// config file of its next start at configPath.
 	lose func(t *testing.T, dataDir, configPath string)
+	// killedDuringThePause: the restarted s3cond is SIGKILLed during its
+	// pause and started again, on its new file, which it trusts.
+	killedDuringThePause bool
 }
 
 var (
-	machineRestart = leaseFileLoss{"machine-restart", func(t *testing.T, dataDir, _ string) { sayAnotherBoot(t, dataDir) }}
-	deletedFile    = leaseFileLoss{"deleted-file", func(t *testing.T, dataDir, _ string) {
+	machineRestart = leaseFileLoss{name: "machine-restart", lose: func(t *testing.T, dataDir, _ string) { sayAnotherBoot(t, dataDir) }}
+	deletedFile    = leaseFileLoss{name: "deleted-file", lose: func(t *testing.T, dataDir, _ string) {
 		if err := os.Remove(filepath.Join(dataDir, "leases.db")); err != nil {
 			t.Fatal(err)
 		}
 	}}
 	// replacedFile: the lease file moved over by a copy of itself (a
 	// backup restored): another inode than the state file records.
-	replacedFile = leaseFileLoss{"replaced-file", func(t *testing.T, dataDir, _ string) {
+	replacedFile = leaseFileLoss{name: "replaced-file", lose: func(t *testing.T, dataDir, _ string) {
 		file := filepath.Join(dataDir, "leases.db")
 		raw, err := os.ReadFile(file)
 		if err != nil {
@@ -46,10 +49,13 @@ var (
 			t.Fatal(err)
 		}
 	}}
+	// killedMidPause: the pause is itself a wait for rows nobody can read,
+	// and must survive a second crash.
+	killedMidPause = leaseFileLoss{name: "killed-during-the-pause", lose: machineRestart.lose, killedDuringThePause: true}
 	// loweredCap also restarts s3cond with lease.max_sized_timeout at the
 	// plain timeout: only the state file's record of the longest lease
 	// (review finding F8) still makes the pause cover the copy's.
-	loweredCap = leaseFileLoss{"machine-restart-lowered-cap", func(t *testing.T, dataDir, configPath string) {
+	loweredCap = leaseFileLoss{name: "machine-restart-lowered-cap", lose: func(t *testing.T, dataDir, configPath string) {
 		sayAnotherBoot(t, dataDir)
 		editYAML(t, configPath, func(doc map[string]any) {
 			doc["lease"].(map[string]any)["max_sized_timeout"] = LeaseTimeout.String()
@@ -97,6 +103,10 @@ func recordLostLeaseFile(t *testing.T, loss leaseFileLoss, buildTags string) (*R
 	loss.lose(t, c.DataDirs[0], c.Proxies[0].ConfigPath)
 	c.Proxies[0].Restart(t)
 	lost := time.Now()
+	if loss.killedDuringThePause {
+		c.Proxies[0].Process.Kill()
+		c.Proxies[0].Restart(t)
+	}
 
 	acked := make(chan struct{})
 	released := make(chan struct{})
@@ -117,7 +127,7 @@ func recordLostLeaseFile(t *testing.T, loss leaseFileLoss, buildTags string) (*R
 // the copy landed, then 412.
 func TestLinearizableAcrossALostLeaseFileWithASizedLease(t *testing.T) {
 	t.Parallel()
-	for _, loss := range []leaseFileLoss{machineRestart, deletedFile, replacedFile, loweredCap} {
+	for _, loss := range []leaseFileLoss{machineRestart, deletedFile, replacedFile, killedMidPause, loweredCap} {
 		t.Run(loss.name, func(t *testing.T) {
 			t.Parallel()
 			rec, outcome := recordLostLeaseFile(t, loss, "")
