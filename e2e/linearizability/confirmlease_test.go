@@ -33,7 +33,8 @@ func confirmLeases(cfg *e2e.Config) {
 // --force` on the row (issue 33 finding 5); a contender's create through
 // proxy 1 is acknowledged; then the store does the copy and answers the
 // holder, more than lease.timeout after the holder last confirmed its
-// lease. Returns the history of the two creates and the holder's status.
+// lease. Returns the history of the two creates, the holder's status and
+// how many leases the holder's s3cond counts lost.
 //
 // The history holds no read of k after the copy: the store did the copy
 // over the contender's create whatever the holder answers (that is what
@@ -41,11 +42,11 @@ func confirmLeases(cfg *e2e.Config) {
 // holder controls is its answer: a 200 beside the contender's is two
 // acknowledged winners of one If-None-Match: * (not linearizable); a 500
 // is an outcome the client cannot know, which the checker may drop.
-func recordReleasedHolder(t *testing.T, buildTags string) (*Recorder, int) {
+func recordReleasedHolder(t *testing.T, buildTags string) (rec *Recorder, status int, lost int64) {
 	t.Helper()
 	c := NewCluster(t, ClusterOptions{Proxies: 2, DynamoDB: true, Moto: sharedMoto(t), Table: uniqueTable(),
 		DelayBackend: true, BuildTags: buildTags, EditConfig: confirmLeases})
-	rec := NewRecorder()
+	rec = NewRecorder()
 	held := startHeldCopy(t, c, rec, 0, "k")
 	sent := time.Now()
 	releaseRowForced(t, c, "k")
@@ -57,7 +58,6 @@ func recordReleasedHolder(t *testing.T, buildTags string) (*Recorder, int) {
 	// lengthening, before the copy was sent) is older than lease.timeout.
 	time.Sleep(time.Until(sent.Add(LeaseTimeout + 100*time.Millisecond)))
 	held.conn.Resume()
-	var status int
 	select {
 	case resp := <-held.answer:
 		held.op.Return(Output{Outcome: rawOutcome(resp, nil)})
@@ -67,8 +67,9 @@ func recordReleasedHolder(t *testing.T, buildTags string) (*Recorder, int) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the holder never answered its copy")
 	}
-	t.Logf("the holder answered %d; history %s", status, rec.Stats())
-	return rec, status
+	lost = scrapeCounts(t, "http://"+c.AdminAddrs[0]+"/metrics", "s3cond_leases_lost_total")[0]
+	t.Logf("the holder answered %d, %d leases counted lost; history %s", status, lost, rec.Stats())
+	return rec, status, lost
 }
 
 // releaseRowForced runs `s3cond leases release --force` on key's create row
@@ -104,9 +105,9 @@ func releaseRowForced(t *testing.T, c *Cluster, key string) {
 // counted in s3cond_leases_lost_total: one acknowledged winner.
 func TestLinearizableWhenAReleasedHolderAnswers(t *testing.T) {
 	t.Parallel()
-	rec, status := recordReleasedHolder(t, "")
-	if status != http.StatusInternalServerError {
-		t.Errorf("the released holder answered %d; want 500", status)
+	rec, status, lost := recordReleasedHolder(t, "")
+	if status != http.StatusInternalServerError || lost != 1 {
+		t.Errorf("the released holder answered %d, %d leases counted lost; want 500 and s3cond_leases_lost_total 1", status, lost)
 	}
 	RequireLinearizable(t, rec)
 }
@@ -116,7 +117,7 @@ func TestLinearizableWhenAReleasedHolderAnswers(t *testing.T) {
 // contender's 200. The checker must find the history not linearizable.
 func TestNegativeControlUnconfirmedHolderAnswers(t *testing.T) {
 	t.Parallel()
-	rec, status := recordReleasedHolder(t, unsafeAnswerUnconfirmed)
+	rec, status, _ := recordReleasedHolder(t, unsafeAnswerUnconfirmed)
 	if status != http.StatusOK {
 		t.Fatalf("the unconfirmed holder answered %d; want 200", status)
 	}
