@@ -17,6 +17,9 @@ import (
 // wrapping ErrLeaseLost. A table failure returns a *StoreError: the lease
 // cannot be confirmed.
 func (l *Lease) Confirm(ctx context.Context) error {
+	if unsafeAnswerUnconfirmed {
+		return nil
+	}
 	if l.isLost() {
 		return l.lostError("confirm", nil)
 	}

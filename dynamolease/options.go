@@ -129,8 +129,28 @@ func (o Options) staleAfter(rowTimeout time.Duration) time.Duration {
 // leases again: a lost row may have been a sized lease (a copy the store
 // still runs), not only one of Timeout.
 func (o Options) LongestTakeoverWait() time.Duration {
+	return o.LongestTakeoverWaitBeyond(0)
+}
+
+// LongestLease is the longest lease these options grant, sized ones
+// included: max(Timeout, SizedLeaseCap), defaults filled in. A lease store
+// records it before granting any (boltstore: the state file), so that a
+// later wait for rows it lost covers it even under a lower cap.
+func (o Options) LongestLease() time.Duration {
 	o = o.withDefaults()
-	return o.staleAfter(max(o.Timeout, o.SizedLeaseCap))
+	return max(o.Timeout, o.SizedLeaseCap)
+}
+
+// LongestTakeoverWaitBeyond is LongestTakeoverWait covering also leases of
+// length granted, the longest a lease store recorded granting (possibly
+// under a higher cap, configured before a restart): max(Timeout,
+// SizedLeaseCap, granted) × MaxClockSkewRate.
+func (o Options) LongestTakeoverWaitBeyond(granted time.Duration) time.Duration {
+	o = o.withDefaults()
+	if unsafePlainLeaseWait {
+		return o.staleAfter(o.Timeout)
+	}
+	return o.staleAfter(max(o.Timeout, o.SizedLeaseCap, min(granted, MaxSizedTimeout)))
 }
 
 // scaleDuration is d × rate, saturating instead of overflowing.

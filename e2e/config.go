@@ -64,6 +64,10 @@ type LeaseConfig struct {
 	PollInterval     string         `yaml:"poll_interval,omitempty"`
 	TTL              string         `yaml:"ttl,omitempty"`
 	WaitBudget       string         `yaml:"wait_budget,omitempty"`
+	// MaxSizedTimeout and MinStoreMiBPerSecond size the leases of copies
+	// and completions (lease.max_sized_timeout, min_store_mib_per_second).
+	MaxSizedTimeout      string  `yaml:"max_sized_timeout,omitempty"`
+	MinStoreMiBPerSecond float64 `yaml:"min_store_mib_per_second,omitempty"`
 }
 
 type DynamoDBConfig struct {

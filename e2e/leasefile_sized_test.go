@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -98,19 +100,26 @@ func TestKilledCopyHolderAcrossAMachineRestartKeepsTheKey(t *testing.T) {
 	client := e.Client(t, e.RW)
 	start := time.Now()
 	acknowledged := false
-	for {
-		_, err := client.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String("sized"), Key: aws.String("dst"),
+	// The contender retries through the pause as a client does, until it
+	// is answered 200 or 412: the event the test waits for.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if err := testkit.Poll(ctx, func(ctx context.Context) error {
+		_, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("sized"), Key: aws.String("dst"),
 			Body: bytes.NewReader([]byte("contender")), IfNoneMatch: aws.String("*")}, func(o *s3.Options) { o.RetryMaxAttempts = 1 })
-		status := HTTPStatus(err)
-		if err == nil || status == http.StatusPreconditionFailed {
+		switch status := HTTPStatus(err); {
+		case err == nil || status == http.StatusPreconditionFailed:
 			acknowledged = err == nil
 			t.Logf("the contender's create after the restart: %v after %s", status, time.Since(start))
-			break
-		}
-		if (status != http.StatusServiceUnavailable && status != http.StatusConflict) || time.Since(start) > 2*time.Minute {
+			return nil
+		case status == http.StatusServiceUnavailable || status == http.StatusConflict:
+			return err
+		default:
 			t.Fatalf("the contender's create after %s: %v; want 503 while the lost leases may live, then 412", time.Since(start), err)
+			return nil
 		}
-		time.Sleep(100 * time.Millisecond) // a client's retry pause
+	}); err != nil {
+		t.Fatalf("the contender's create was never answered 200 or 412 within 2 minutes: %v", err)
 	}
 	requireWorkIsFinal(t, e, tap, sizedCopy, acknowledged, start)
 }

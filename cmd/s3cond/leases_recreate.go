@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/s3cond/s3cond/internal/app"
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/leasestore"
 )
@@ -70,7 +71,7 @@ func recreateAfterWait(ctx context.Context, cfg *config.Config, store *leasestor
 	if exists {
 		return fmt.Errorf("lease table %s exists: recreate-table waits only while the table is absent, which is what refuses writers; if it was recreated without the wait, delete it again and rerun this", table)
 	}
-	wait := cfg.Lease.LongestLeaseWait()
+	wait := app.LeaseOptions(cfg).LongestTakeoverWait()
 	until := time.Now().Add(wait)
 	fmt.Fprintf(stdout, "lease table %s is absent: conditional writes get 503 until it exists.\nwaiting %s (max(lease.timeout, lease.max_sized_timeout) × lease.max_clock_skew_rate), until %s, for every lease of the lost table to expire\n",
 		table, wait, until.UTC().Format(time.RFC3339))

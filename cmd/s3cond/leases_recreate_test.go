@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,7 +31,7 @@ func motoEnv(endpoint, table string, settings ...string) []string {
 // the longest lease the fleet may have granted, a sized one included, and
 // only then creates it. The old advice (timeout × skew, 200 ms here) would
 // have let writers back while a lost 500 ms sized lease was live: the
-// command must still be waiting, the table absent, at 2 × that.
+// table, watched while the command runs, must stay absent for 500 ms × skew.
 func TestLeasesRecreateTableWaitsOutTheLongestSizedLease(t *testing.T) {
 	endpoint := testservers.StartMoto(t)
 	env := motoEnv(endpoint, "recreated", "S3COND_LEASE_TIMEOUT=100ms", "S3COND_LEASE_MAX_SIZED_TIMEOUT=500ms",
@@ -37,24 +40,23 @@ func TestLeasesRecreateTableWaitsOutTheLongestSizedLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldWait := cfg.Lease.TakeoverAfter()
 	sizedLeaseLiveUntil := time.Duration(float64(cfg.Lease.MaxSizedTimeout) * cfg.Lease.MaxClockSkewRate)
-	start := time.Now()
 	done := make(chan error, 1)
-	var out string
+	out := &announcingWriter{announced: make(chan time.Time, 1)}
 	go func() {
-		var err error
-		out, err = runCmd(t, env, "leases", "recreate-table", "--config", "../../config.yaml", "--yes")
-		done <- err
+		done <- run(context.Background(), []string{"leases", "recreate-table", "--config", "../../config.yaml", "--yes"}, env, out, io.Discard)
 	}()
-	// Past the old wait and into the sized lease's: writers must still be
-	// refused, so the table must still be absent.
-	time.Sleep(oldWait * 2)
-	if exists, err := leaseTableExists(t, cfg); err != nil || exists {
-		t.Fatalf("%s after the command started (the old wait was %s): table exists=%v, %v; want absent while a sized lease may live",
-			time.Since(start).Round(time.Millisecond), oldWait, exists, err)
+	// The wait starts when the command says so, after its first call to
+	// moto (which may take seconds on a loaded machine).
+	var start time.Time
+	select {
+	case start = <-out.announced:
+	case err := <-done:
+		t.Fatalf("leases recreate-table ended before it waited: %v (%s)", err, out)
 	}
-	if err := <-done; err != nil {
+	// Watch the table while the command waits: it must stay absent
+	// (writers refused) past the old wait and for the whole sized lease.
+	if err := watchTableUntilDone(t, cfg, done, start, sizedLeaseLiveUntil); err != nil {
 		t.Fatalf("leases recreate-table: %v (%s)", err, out)
 	}
 	if took := time.Since(start); took < sizedLeaseLiveUntil {
@@ -63,7 +65,7 @@ func TestLeasesRecreateTableWaitsOutTheLongestSizedLease(t *testing.T) {
 	if exists, err := leaseTableExists(t, cfg); err != nil || !exists {
 		t.Fatalf("after the command: table exists=%v, %v", exists, err)
 	}
-	if !strings.Contains(out, "is ready") {
+	if !strings.Contains(out.String(), "is ready") {
 		t.Fatalf("output %q", out)
 	}
 	// It refuses a table that exists: only a wait from the loss covers the
@@ -82,4 +84,50 @@ func leaseTableExists(t *testing.T, cfg *config.Config) (bool, error) {
 	}
 	defer store.Close()
 	return store.TableExists(context.Background())
+}
+
+// watchTableUntilDone asks whether the table exists every 20 ms until the
+// command ends (its error on done), and fails the test if the table
+// appeared before absentFor had passed since start.
+func watchTableUntilDone(t *testing.T, cfg *config.Config, done <-chan error, start time.Time, absentFor time.Duration) error {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+		}
+		exists, err := leaseTableExists(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen := time.Since(start); exists && seen < absentFor {
+			t.Fatalf("the table exists %s after the command started, before the lost sized lease could have ended (%s)", seen.Round(time.Millisecond), absentFor)
+		}
+	}
+}
+
+// announcingWriter keeps what the command prints and says when it first
+// printed (recreate-table prints its wait as it starts it).
+type announcingWriter struct {
+	mu        sync.Mutex
+	buf       bytes.Buffer
+	announced chan time.Time
+}
+
+func (w *announcingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.buf.Len() == 0 {
+		w.announced <- time.Now()
+	}
+	return w.buf.Write(p)
+}
+
+func (w *announcingWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

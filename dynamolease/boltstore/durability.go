@@ -57,41 +57,49 @@ type leaseFileState struct {
 	// File: the lease file's identity (identity.go); absent in state
 	// files written before it was recorded.
 	File *leaseFileIdentity `json:"file,omitempty"`
+	// LongestLeaseMS: the longest lease, in milliseconds, that a process
+	// may have granted from this file and that may not have expired
+	// (longest.go); 0 in state files written before it was recorded.
+	LongestLeaseMS int64 `json:"longest_lease_ms,omitempty"`
+	// PausedUntilBootNS: while a process pauses lease writes after
+	// discarding the file, when the pause ends on BootID's boot clock
+	// (pause.go); 0 otherwise.
+	PausedUntilBootNS int64 `json:"paused_until_boot_ns,omitempty"`
 }
 
 func stateFilePath(leaseFile string) string { return leaseFile + ".state" }
 
 // trustLeaseFile decides whether the lease file at path holds every commit
 // made to it, given the current boot id. why explains a refusal.
-func trustLeaseFile(path, bootID string) (trusted bool, why string, err error) {
+// st is what the state file said (zero when it is absent or unreadable).
+func trustLeaseFile(path, bootID string) (trusted bool, why string, st leaseFileState, err error) {
 	raw, err := os.ReadFile(stateFilePath(path))
 	if errors.Is(err, fs.ErrNotExist) {
 		// A new file, or one written by an s3cond that synced every commit.
-		return true, "", nil
+		return true, "", st, nil
 	}
 	if err != nil {
-		return false, "", fmt.Errorf("read %s: %w", stateFilePath(path), err)
+		return false, "", st, fmt.Errorf("read %s: %w", stateFilePath(path), err)
 	}
-	var st leaseFileState
 	if err := json.Unmarshal(raw, &st); err != nil {
-		return false, fmt.Sprintf("its state file %s is unreadable (%v)", stateFilePath(path), err), nil
+		return false, fmt.Sprintf("its state file %s is unreadable (%v)", stateFilePath(path), err), leaseFileState{}, nil
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		// Deleted since a process used it: the leases it held are gone
 		// with it, whether or not that process closed it.
-		return false, fmt.Sprintf("it is missing, although its state file %s shows it was in use", stateFilePath(path)), nil
+		return false, fmt.Sprintf("it is missing, although its state file %s shows it was in use", stateFilePath(path)), st, nil
 	}
 	// Synced, or the process stopped without closing but the machine did
 	// not restart: the kernel still has every commit.
 	if !st.Synced && st.BootID != bootID {
-		return false, "the process that last used it did not close it, and the machine has restarted since, so its last commits may be lost", nil
+		return false, "the process that last used it did not close it, and the machine has restarted since, so its last commits may be lost", st, nil
 	}
 	if st.File != nil {
 		if why := notTheRecordedFile(path, *st.File); why != "" {
-			return false, why, nil
+			return false, why, st, nil
 		}
 	}
-	return true, "", nil
+	return true, "", st, nil
 }
 
 // writeLeaseFileState replaces the state file durably: a new file, fsynced,

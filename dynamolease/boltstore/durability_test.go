@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -43,11 +44,18 @@ func crash(t *testing.T, tbl *Table) {
 	tbl.closeOnce.Do(func() {}) // the cleanup's Close must not mark it synced
 }
 
+// heldRowLease is the lease settings of the run that wrote b/held: its
+// state file records their sized-lease cap (150 ms) as the longest lease it
+// may have granted, so a later run's pause after discarding the file is
+// that × skew, not the default cap's 6 minutes × 3 (longest.go).
+var heldRowLease = dynamolease.Options{Timeout: 100 * time.Millisecond, SizedLeaseCap: 150 * time.Millisecond, MaxClockSkewRate: 2,
+	PollInterval: 10 * time.Millisecond, WaitBudget: 50 * time.Millisecond}
+
 // openWithHeldRow opens the lease file on boot and writes a live lease row,
 // b/held, to it.
 func openWithHeldRow(t *testing.T, path, boot string) *Table {
 	t.Helper()
-	tbl := openOnBoot(t, path, boot, dynamolease.Options{})
+	tbl := openOnBoot(t, path, boot, heldRowLease)
 	if err := createRow(t, tbl, "b/held"); err != nil {
 		t.Fatal(err)
 	}
@@ -89,49 +97,57 @@ func TestUnsyncedLeaseFileIsTrustedAfterTheProcessCrashes(t *testing.T) {
 	}
 }
 
+// In a synctest bubble: the pause passes on the bubble's clock, not the
+// wall clock (the file I/O is real).
 func TestLeaseFileIsDiscardedAfterTheMachineRestartsUnclosed(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "leases.db")
-	first := openWithHeldRow(t, path, "boot-1")
-	crash(t, first)
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "leases.db")
+		first := openWithHeldRow(t, path, "boot-1")
+		crash(t, first)
 
-	lease := dynamolease.Options{Timeout: 100 * time.Millisecond, SizedLeaseCap: 150 * time.Millisecond, MaxClockSkewRate: 2,
-		PollInterval: 10 * time.Millisecond, WaitBudget: 50 * time.Millisecond}
-	opened := time.Now()
-	again := openOnBoot(t, path, "boot-2", lease)
-	why, writableAt, discarded := again.Discarded()
-	if !discarded || why == "" {
-		t.Fatal("a file left open on another boot was trusted")
-	}
-	if wait := writableAt.Sub(opened); wait < 300*time.Millisecond || wait >= 600*time.Millisecond {
-		t.Errorf("lease writes resume %s after opening, want the sized-lease cap × skew rate = 300ms", wait)
-	}
-	if rowExists(t, again, "b/held") {
-		t.Error("rows of the untrusted file are still there")
-	}
+		lease := dynamolease.Options{Timeout: 100 * time.Millisecond, SizedLeaseCap: 150 * time.Millisecond, MaxClockSkewRate: 2,
+			PollInterval: 10 * time.Millisecond, WaitBudget: 50 * time.Millisecond}
+		opened := time.Now()
+		again := openOnBoot(t, path, "boot-2", lease)
+		why, writableAt, discarded := again.Discarded()
+		if !discarded || why == "" {
+			t.Fatal("a file left open on another boot was trusted")
+		}
+		if wait := writableAt.Sub(opened); wait < 300*time.Millisecond || wait >= 600*time.Millisecond {
+			t.Errorf("lease writes resume %s after opening, want the sized-lease cap × skew rate = 300ms", wait)
+		}
+		if rowExists(t, again, "b/held") {
+			t.Error("rows of the untrusted file are still there")
+		}
 
-	// Until then every lease write is refused, and the committer says the
-	// store is unavailable (the proxy answers 503).
-	if err := createRow(t, again, "b/other"); !errors.Is(err, ErrLeaseFileRecovering) {
-		t.Fatalf("create while recovering = %v, want ErrLeaseFileRecovering", err)
-	}
-	if _, err := again.Replace(context.Background(), dynamolease.Record{Path: "b/other", ETag: "*"}, 0); !errors.Is(err, ErrLeaseFileRecovering) {
-		t.Fatalf("replace while recovering = %v, want ErrLeaseFileRecovering", err)
-	}
-	committer := dynamolease.NewCommitter(again, lease, zerolog.Nop())
-	_, err := committer.Acquire(context.Background(), "b/other", "*", nil)
-	var storeErr *dynamolease.StoreError
-	if !errors.As(err, &storeErr) || !errors.Is(err, ErrLeaseFileRecovering) {
-		t.Fatalf("Acquire while recovering = %v, want a dynamolease.StoreError wrapping ErrLeaseFileRecovering", err)
-	}
+		// Until then every lease write is refused, and the committer says the
+		// store is unavailable (the proxy answers 503).
+		if err := createRow(t, again, "b/other"); !errors.Is(err, ErrLeaseFileRecovering) {
+			t.Fatalf("create while recovering = %v, want ErrLeaseFileRecovering", err)
+		}
+		if _, err := again.Replace(context.Background(), dynamolease.Record{Path: "b/other", ETag: "*"}, 0); !errors.Is(err, ErrLeaseFileRecovering) {
+			t.Fatalf("replace while recovering = %v, want ErrLeaseFileRecovering", err)
+		}
+		committer := dynamolease.NewCommitter(again, lease, zerolog.Nop())
+		_, err := committer.Acquire(context.Background(), "b/other", "*", nil)
+		var storeErr *dynamolease.StoreError
+		if !errors.As(err, &storeErr) || !errors.Is(err, ErrLeaseFileRecovering) {
+			t.Fatalf("Acquire while recovering = %v, want a dynamolease.StoreError wrapping ErrLeaseFileRecovering", err)
+		}
 
-	time.Sleep(time.Until(writableAt))
-	l, err := committer.Acquire(context.Background(), "b/other", "*", nil)
-	if err != nil {
-		t.Fatalf("Acquire once recovered: %v", err)
-	}
-	if err := l.Release(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+		time.Sleep(time.Until(writableAt)) // the bubble's clock: no real wait
+		l, err := committer.Acquire(context.Background(), "b/other", "*", nil)
+		if err != nil {
+			t.Fatalf("Acquire once recovered: %v", err)
+		}
+		if err := l.Release(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		// The committer settles rows left behind in a goroutine that ends
+		// once none is pending; the bubble must see it end.
+		time.Sleep(lease.LongestTakeoverWait())
+		synctest.Wait()
+	})
 }
 
 func TestClosedLeaseFileIsTrustedAfterTheMachineRestarts(t *testing.T) {

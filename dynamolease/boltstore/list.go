@@ -127,7 +127,7 @@ func ReleaseInLeaseFile(ctx context.Context, leaseFile, path, etag string, gener
 	}
 	defer lock.Close()
 	if bootID, err := readBootID(); err == nil {
-		trusted, why, err := trustLeaseFile(leaseFile, bootID)
+		trusted, why, _, err := trustLeaseFile(leaseFile, bootID)
 		if err != nil {
 			return nil, fmt.Errorf("lease file %s: %w", leaseFile, err)
 		}

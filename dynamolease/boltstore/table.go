@@ -38,7 +38,13 @@ type Table struct {
 	lock       *os.File // holds the lease file's lock (guard.go)
 	fileID     string   // the random id kept inside the file (identity.go)
 	bootID     string   // this boot's id, when the state file is kept
-	watch      *leaseFileWatch
+	// longestLease is what the state file records as the longest lease
+	// that may live in the file (longest.go).
+	longestLease time.Duration
+	// pausedUntilBoot is when the pause ends on the boot clock, for the
+	// state file (pause.go); 0 without a pause.
+	pausedUntilBoot int64
+	watch           *leaseFileWatch
 
 	closeOnce sync.Once
 	closeErr  error
@@ -86,7 +92,7 @@ func Open(path string, opts Options) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{path: path, lock: lock}
+	t := &Table{path: path, lock: lock, longestLease: opts.Lease.LongestLease()}
 	opened := false
 	defer func() {
 		if !opened {
@@ -94,15 +100,15 @@ func Open(path string, opts Options) (*Table, error) {
 		}
 	}()
 	if bootID, err := readBoot(); err == nil {
+		t.bootID = bootID
 		if err := t.distrustAfterRestart(bootID, opts.Lease); err != nil {
 			return nil, err
 		}
 		// From here on commits may sit in the page cache only.
-		if err := writeLeaseFileState(path, leaseFileState{BootID: bootID}); err != nil {
+		if err := writeLeaseFileState(path, t.stateWithRecord(leaseFileState{BootID: bootID})); err != nil {
 			return nil, fmt.Errorf("lease file %s: %w", path, err)
 		}
 		t.unsynced = true
-		t.bootID = bootID
 	}
 	// NoFreelistSync: every lease write is a commit, and the free page list
 	// is one of the three or four pages a small commit writes (BenchmarkHotKey
@@ -116,7 +122,7 @@ func Open(path string, opts Options) (*Table, error) {
 		return nil, fmt.Errorf("open lease file %s: %w", path, err)
 	}
 	t.db = db
-	if err := t.prepare(opts.Log); err != nil {
+	if err := t.prepare(opts.Lease, opts.Log); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("prepare lease file %s: %w", path, err)
 	}
@@ -126,8 +132,9 @@ func Open(path string, opts Options) (*Table, error) {
 }
 
 // prepare creates the lease bucket and the file's id, starts watching the
-// path, and records the file's identity in the state file.
-func (b *Table) prepare(log zerolog.Logger) error {
+// path, and records the file's identity and the longest lease that may
+// live in it in the state file.
+func (b *Table) prepare(lease dynamolease.Options, log zerolog.Logger) error {
 	if err := b.db.Update(func(tx *bolt.Tx) error {
 		if _, err := tx.CreateBucketIfNotExists(leaseBucket); err != nil {
 			return err
@@ -146,25 +153,35 @@ func (b *Table) prepare(log zerolog.Logger) error {
 	if !b.unsynced {
 		return nil // no state file: every commit is synced
 	}
-	return writeLeaseFileState(b.path, leaseFileState{BootID: b.bootID, File: watch.identity(b.fileID)})
+	if b.discarded == "" {
+		inRows, err := longestLeaseInRows(b.db)
+		if err != nil {
+			return err
+		}
+		b.longestLease = max(lease.LongestLease(), inRows)
+	}
+	return writeLeaseFileState(b.path, b.stateWithRecord(leaseFileState{BootID: b.bootID, File: watch.identity(b.fileID)}))
 }
 
 // distrustAfterRestart removes the lease file if it may have lost commits
 // in a restart of the machine, and then refuses lease writes until any
 // lease held before the restart has expired.
 func (b *Table) distrustAfterRestart(bootID string, lease dynamolease.Options) error {
-	trusted, why, err := trustLeaseFile(b.path, bootID)
+	trusted, why, st, err := trustLeaseFile(b.path, bootID)
 	if err != nil {
 		return fmt.Errorf("lease file %s: %w", b.path, err)
 	}
+	// Until prepare reads the rows, the old record stands: it is the
+	// first thing this process writes to the state file.
+	b.longestLease = max(b.longestLease, recordedLongestLease(st))
 	if trusted {
+		b.resumePause(st, bootID, lease)
 		return nil
 	}
 	if err := os.Remove(b.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("lease file %s: remove the untrusted file: %w", b.path, err)
 	}
-	b.writableAt = time.Now().Add(lease.LongestTakeoverWait())
-	b.discarded = why
+	b.startPause(why, lease.LongestTakeoverWaitBeyond(recordedLongestLease(st)))
 	return nil
 }
 
@@ -209,7 +226,7 @@ func (b *Table) close() error {
 	if b.unsynced {
 		// The identity of the file this process wrote, even if the path
 		// names another by now: the next start then finds it replaced.
-		return writeLeaseFileState(b.path, leaseFileState{Synced: true, File: b.watch.identity(b.fileID)})
+		return writeLeaseFileState(b.path, b.stateWithRecord(leaseFileState{Synced: true, File: b.watch.identity(b.fileID)}))
 	}
 	return nil
 }

@@ -89,6 +89,8 @@ type ClusterOptions struct {
 	// ProxyBuildTags[i] instead (a mixed fleet: some processes of a
 	// previous release, as in a rolling upgrade).
 	ProxyBuildTags map[int]string
+	// EditConfig, when set, changes the config every process starts with.
+	EditConfig func(*e2e.Config)
 }
 
 // Cluster is a store (versitygw or s3rver), optionally a delay proxy and a
@@ -154,6 +156,9 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	if opts.DefaultLease {
 		c.Config.Lease.Timeout, c.Config.Lease.MaxClockSkewRate = "", 0
 		c.Config.Lease.PollInterval, c.Config.Lease.WaitBudget = "", ""
+	}
+	if opts.EditConfig != nil {
+		opts.EditConfig(&c.Config)
 	}
 	c.env = append(c.env, opts.Env...)
 	if opts.BuildTags != "" {

@@ -306,21 +306,26 @@ func backendIdentity(ctx context.Context, creds aws.CredentialsProvider, log zer
 	return []string{v.AccessKeyID}
 }
 
-// buildLeases opens the lease store and returns the committer on it and the
-// store's readiness probe.
-func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Metrics, log zerolog.Logger) (*dynamolease.Committer, func(context.Context) error, error) {
-	opts := dynamolease.Options{
+// LeaseOptions is the lease protocol's settings from cfg: what sizes a
+// lease and every wait for one (the `s3cond leases` commands' too).
+func LeaseOptions(cfg *config.Config) dynamolease.Options {
+	return dynamolease.Options{
 		Timeout:          cfg.Lease.Timeout,
 		MaxClockSkewRate: cfg.Lease.MaxClockSkewRate,
 		PollInterval:     cfg.Lease.PollInterval,
 		TTL:              cfg.Lease.TTL,
 		WaitBudget:       cfg.Lease.WaitBudget,
 		SizedLeaseCap:    cfg.Lease.MaxSizedTimeout,
-		// host:pid for people reading the table; the committer adds the
-		// random token that makes it this process's alone.
-		Owner:    dynamolease.DefaultOwner(),
-		Observer: m,
 	}
+}
+
+// buildLeases opens the lease store and returns the committer on it and the
+// store's readiness probe.
+func (a *App) buildLeases(ctx context.Context, cfg *config.Config, m *metrics.Metrics, log zerolog.Logger) (*dynamolease.Committer, func(context.Context) error, error) {
+	opts := LeaseOptions(cfg)
+	// host:pid for people reading the table; the committer adds the
+	// random token that makes it this process's alone.
+	opts.Owner, opts.Observer = dynamolease.DefaultOwner(), m
 	store, err := leasestore.Open(ctx, cfg)
 	if err != nil {
 		return nil, nil, err

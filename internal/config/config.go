@@ -298,7 +298,7 @@ type Lease struct {
 	// MaxSizedTimeout caps a sized lease: no lease row is written longer,
 	// so every wait that stands for rows nobody can read (a discarded
 	// embedded lease file, a lost table) is max(timeout, this) ×
-	// max_clock_skew_rate (LongestLeaseWait).
+	// max_clock_skew_rate (dynamolease.Options.LongestTakeoverWait).
 	MaxSizedTimeout time.Duration `yaml:"max_sized_timeout"`
 	// Serialize is which writes take a lease: conditional ones only, or
 	// every write (strict mode). SerializeBuckets overrides it per client bucket.
@@ -309,14 +309,6 @@ type Lease struct {
 // maxLeaseRowTimeout is dynamolease.MaxSizedTimeout: the longest lease
 // timeout a reader believes a row carries.
 const maxLeaseRowTimeout = 24 * time.Hour
-
-// LongestLeaseWait is how long a lease granted by this fleet may stand
-// before any process takes it over: the longest lease a row may carry,
-// max(timeout, max_sized_timeout), × max_clock_skew_rate. A wait that
-// stands for rows it cannot read waits this long.
-func (l Lease) LongestLeaseWait() time.Duration {
-	return time.Duration(float64(max(l.Timeout, l.MaxSizedTimeout)) * l.MaxClockSkewRate)
-}
 
 // TakeoverAfter is how long a waiter lets another holder's generation stand
 // before taking the lease over: timeout × max_clock_skew_rate.
