@@ -107,7 +107,8 @@ func (l *commitLedger) requireOneWinnerEach(t *testing.T, c *Cluster, from, to i
 }
 
 // legacyArrowRSWriter is an arrow-rs writer not yet moved: DynamoCommit on
-// the shared table, HEAD and PUT straight to the store with its key.
+// the shared table, then HEAD and PUT with store (straight to the store
+// with its key, or through s3cond).
 type legacyArrowRSWriter struct {
 	name   string
 	commit arrowrs.Commit
@@ -124,8 +125,15 @@ func newLegacyArrowRSWriters(t *testing.T, c *Cluster, table string) []legacyArr
 	}
 	var writers []legacyArrowRSWriter
 	for i := range migrationRacers {
+		store := e2e.NewS3Client(c.Store.Endpoint, c.Store.Cred, nil)
+		if i == migrationRacers-1 {
+			// One already points at s3cond (the recipe's first step), still
+			// committing with DynamoCommit: its PUT is unconditional, and
+			// s3cond forwards it without a lease.
+			store = c.Client(0, 20*time.Second)
+		}
 		writers = append(writers, legacyArrowRSWriter{name: fmt.Sprintf("arrow-rs-%d", i), commit: arrowrs.New(ddb, table),
-			store: e2e.NewS3Client(c.Store.Endpoint, c.Store.Cred, nil), bucket: c.Bucket})
+			store: store, bucket: c.Bucket})
 	}
 	return writers
 }
@@ -360,4 +368,26 @@ func TestNegativeControlArrowRSMigrationWithoutTheSharedTable(t *testing.T) {
 	if len(doubles) < 2 {
 		t.Fatalf("no raced version had two winners: the race measured nothing")
 	}
+}
+
+// TestArrowRSWriterThroughS3condUnderCreateOnlyBlocksItself: the recipe's
+// warning. A DynamoCommit writer sending its PUT through s3cond while its
+// bucket is create_only (or in strict mode) has its unconditional PUT
+// leased by s3cond on the very row it holds itself: the PUT waits out
+// s3cond's wait budget and answers 409, and the commit fails.
+func TestArrowRSWriterThroughS3condUnderCreateOnlyBlocksItself(t *testing.T) {
+	t.Parallel()
+	c := NewCluster(t, ClusterOptions{DynamoDB: true, Moto: sharedMoto(t), Table: uniqueTable(),
+		Env: []string{"S3COND_LEASE_DYNAMODB_KEY_FORMAT=arrow-rs", "S3COND_LEASE_DYNAMODB_BUCKET=" + testBucket,
+			"S3COND_CREATE_ONLY=" + testBucket}})
+	legacy := newLegacyArrowRSWriters(t, c, c.Config.Lease.DynamoDB.Table)
+	throughS3cond := legacy[len(legacy)-1]
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	won, err := throughS3cond.create(ctx, 0, nil)
+	if won || e2e.HTTPStatus(err) != http.StatusConflict {
+		t.Fatalf("a DynamoCommit writer through s3cond on a create_only bucket: won %v, %v; want its PUT refused with 409", won, err)
+	}
+	requireBackendValue(t, c, migrationKey(0), "")
+	t.Logf("as expected: %v", err)
 }
