@@ -309,6 +309,15 @@ func playMixedPhase(t *testing.T, c *Cluster, arrowTable string) *commitLedger {
 	return ledger
 }
 
+// raceUpdatesDuringTheMove: both kinds of writers race five rounds of
+// compare-and-swap on one object.
+func raceUpdatesDuringTheMove(t *testing.T, c *Cluster, arrowTable string) [][]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	return raceUpdates(t, ctx, c, newLegacyArrowRSWriters(t, c, arrowTable), newMovedWriters(c), 5)
+}
+
 // TestArrowRSMigrationOneWinnerPerVersion: during the move (arrow-rs
 // DynamoCommit writers and If-None-Match writers through s3cond sharing
 // the table) no version has two winners, even when a native create falls
@@ -326,6 +335,9 @@ func TestArrowRSMigrationOneWinnerPerVersion(t *testing.T) {
 	if wins["arrow"] == 0 || wins["s3cond"] == 0 {
 		t.Errorf("versions won during the move: %v; want both kinds of writer among the winners", wins)
 	}
+	updates := raceUpdatesDuringTheMove(t, c, table)
+	requireOneUpdateWinnerEach(t, c, updates)
+	t.Logf("update rounds won during the move: %q", updates)
 
 	// The arrow-rs writers are retired: the table stays.
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -367,6 +379,11 @@ func TestNegativeControlArrowRSMigrationWithoutTheSharedTable(t *testing.T) {
 	}
 	if len(doubles) < 2 {
 		t.Fatalf("no raced version had two winners: the race measured nothing")
+	}
+	updates := raceUpdatesDuringTheMove(t, c, table)
+	t.Logf("update rounds won: %q", updates)
+	if !slices.ContainsFunc(updates, func(w []string) bool { return len(w) > 1 }) {
+		t.Fatalf("no update round had two winners: the update race measured nothing")
 	}
 }
 
