@@ -49,7 +49,12 @@ func terraformMigrationEnv(t *testing.T) (e *Env, dynamoEndpoint string) {
 	if err != nil {
 		t.Fatalf("create the lock table: %v", err)
 	}
-	if err := dynamodb.NewTableExistsWaiter(ddb).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(terraformLockTable)}, 20*time.Second); err != nil {
+	// dynalite keeps a new table CREATING for a moment; the waiter's default
+	// first delay (20 s) would outlast the whole wait.
+	active := dynamodb.NewTableExistsWaiter(ddb, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay, o.MaxDelay = 100*time.Millisecond, time.Second
+	})
+	if err := active.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(terraformLockTable)}, 20*time.Second); err != nil {
 		t.Fatalf("the lock table never became active: %v", err)
 	}
 	return e, dynamoEndpoint
