@@ -102,7 +102,7 @@ type lockError struct {
 }
 
 // lock is RemoteClient.Lock: the lock file alone (use_lockfile), the lock
-// item alone (dynamodb_table), or both (Terraform ≥ 1.11, OpenTofu ≥ 1.10,
+// item alone (dynamodb_table), or both (Terraform and OpenTofu ≥ 1.10,
 // with both set): first the file, then the item; if the item is refused,
 // the file is unlocked again and the item's refusal is the error.
 func (b *backend) lock(ctx context.Context, info lockInfo) *lockError {

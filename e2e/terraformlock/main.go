@@ -25,7 +25,7 @@
 // written after every state write; a state read whose MD5 differs is read
 // again every 2 s for 10 s, then refused ("state data in S3 does not have
 // the expected content"). With -lock both (use_lockfile and dynamodb_table
-// together: Terraform ≥ 1.11, OpenTofu ≥ 1.10) the file is taken first,
+// together: Terraform and OpenTofu ≥ 1.10) the file is taken first,
 // then the item; if the item is refused the file is unlocked again. Unlock
 // releases both.
 //
