@@ -26,6 +26,7 @@ type terraformReport struct {
 	LockHeldMessage                       string
 	OtherLockErrors, OwnStaleLocks        int
 	TwoHolders, StateErrors, UnlockErrors int
+	StaleDigests                          int
 	Samples                               []string
 	Elapsed                               string
 }
@@ -33,6 +34,7 @@ type terraformReport struct {
 // terraformTotals adds up the processes' reports.
 type terraformTotals struct {
 	rounds, attempts, lockHeld, lockHeldWithInfo, other, ownStale, twoHolders, stateErrors, unlockErrors int
+	staleDigests                                                                                         int
 	duplicateSerials                                                                                     []int
 	lockHeldMessage                                                                                      string
 }
@@ -50,6 +52,7 @@ func sumTerraformReports(reports []terraformReport) terraformTotals {
 		tot.twoHolders += r.TwoHolders
 		tot.stateErrors += r.StateErrors
 		tot.unlockErrors += r.UnlockErrors
+		tot.staleDigests += r.StaleDigests
 		if tot.lockHeldMessage == "" {
 			tot.lockHeldMessage = r.LockHeldMessage
 		}
@@ -65,10 +68,10 @@ func sumTerraformReports(reports []terraformReport) terraformTotals {
 }
 
 func (tot terraformTotals) String() string {
-	return fmt.Sprintf("%d state writes in %d lock attempts; %d refused with 412 (%d with the holder's info), %d other lock errors, "+
-		"%d own stale locks removed, %d rounds with two holders, %d duplicate serials, %d state errors, %d unlock errors",
+	return fmt.Sprintf("%d state writes in %d lock attempts; %d refused as held (%d with the holder's info), %d other lock errors, "+
+		"%d own stale locks removed, %d rounds with two holders, %d duplicate serials, %d state errors, %d stale digests, %d unlock errors",
 		tot.rounds, tot.attempts, tot.lockHeld, tot.lockHeldWithInfo, tot.other, tot.ownStale, tot.twoHolders,
-		len(tot.duplicateSerials), tot.stateErrors, tot.unlockErrors)
+		len(tot.duplicateSerials), tot.stateErrors, tot.staleDigests, tot.unlockErrors)
 }
 
 var terraformLockBuild struct {
@@ -117,16 +120,40 @@ func terraformChildEnv(cred Credentials) []string {
 // making rounds state writes under the lock of bucket/env/terraform.tfstate.
 func runTerraformReplays(t *testing.T, endpoints []string, cred Credentials, caFile, bucket string, rounds int, deadline time.Duration) []terraformReport {
 	t.Helper()
+	var procs []terraformProcess
+	for _, endpoint := range endpoints {
+		procs = append(procs, terraformProcess{endpoint: endpoint, rounds: rounds, deadline: deadline,
+			args: []string{"-ca", caFile}})
+	}
+	return runTerraformProcesses(t, procs, cred, bucket, terraformStateKey)
+}
+
+const terraformStateKey = "env/terraform.tfstate"
+
+// terraformProcess is one replay process: its endpoint, rounds, deadline
+// and more flags.
+type terraformProcess struct {
+	endpoint string
+	rounds   int
+	deadline time.Duration
+	args     []string
+}
+
+// runTerraformProcesses runs the processes at once, contending for the
+// lock of bucket/key, process i named tf<i>.
+func runTerraformProcesses(t *testing.T, procs []terraformProcess, cred Credentials, bucket, key string) []terraformReport {
+	t.Helper()
 	bin := terraformLockBinary(t)
 	oracle := t.TempDir()
-	reports := make([]terraformReport, len(endpoints))
+	reports := make([]terraformReport, len(procs))
 	var wg sync.WaitGroup
-	for i, endpoint := range endpoints {
+	for i, p := range procs {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(t.Context(), deadline+10*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), p.deadline+10*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, bin, "-endpoint", endpoint, "-bucket", bucket, "-key", "env/terraform.tfstate",
-				"-ca", caFile, "-oracle", oracle, "-name", fmt.Sprintf("tf%d", i), "-rounds", fmt.Sprint(rounds), "-deadline", deadline.String())
+			args := append([]string{"-endpoint", p.endpoint, "-bucket", bucket, "-key", key, "-oracle", oracle,
+				"-name", fmt.Sprintf("tf%d", i), "-rounds", fmt.Sprint(p.rounds), "-deadline", p.deadline.String()}, p.args...)
+			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Env = terraformChildEnv(cred)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -149,9 +176,9 @@ func runTerraformReplays(t *testing.T, endpoints []string, cred Credentials, caF
 // terraformStateSerial reads the state's serial from the store itself; ok
 // is false for a state that is no JSON document (two writers interleaved
 // their bytes in it).
-func terraformStateSerial(t *testing.T, store Store, bucket string) (serial int, ok bool) {
+func terraformStateSerial(t *testing.T, store Store, bucket, key string) (serial int, ok bool) {
 	t.Helper()
-	body := getBytes(t, t.Context(), NewS3Client(store.Endpoint, store.Cred, nil), bucket, "env/terraform.tfstate")
+	body := getBytes(t, t.Context(), NewS3Client(store.Endpoint, store.Cred, nil), bucket, key)
 	var st struct{ Serial int }
 	if err := json.Unmarshal(body, &st); err != nil {
 		t.Logf("state %q: %v", body, err)
@@ -185,7 +212,7 @@ func terraformThroughS3cond(t *testing.T) {
 	writeFile(t, caFile, string(pems))
 
 	tot := sumTerraformReports(runTerraformReplays(t, endpoints, e.RW, caFile, "tfstate", terraformRounds, 80*time.Second))
-	serial, ok := terraformStateSerial(t, e.Store, "tfstate")
+	serial, ok := terraformStateSerial(t, e.Store, "tfstate", terraformStateKey)
 	if !ok {
 		t.Fatalf("the state through s3cond is no JSON document: two writers interleaved")
 	}
@@ -221,7 +248,7 @@ func terraformStraightOnS3rver(t *testing.T) {
 	// A process may never get the lock back once s3rver has mixed two
 	// writers' lock files: a short deadline ends the control all the same.
 	tot := sumTerraformReports(runTerraformReplays(t, endpoints, cred, "", "tfstate", 15, 20*time.Second))
-	serial, ok := terraformStateSerial(t, Store{Kind: BackendS3rver, Endpoint: store.Endpoint, Cred: cred}, "tfstate")
+	serial, ok := terraformStateSerial(t, Store{Kind: BackendS3rver, Endpoint: store.Endpoint, Cred: cred}, "tfstate", terraformStateKey)
 	t.Logf("straight on s3rver: %s; final serial %d (a JSON document: %v)", tot, serial, ok)
 	if tot.twoHolders == 0 && ok && serial == tot.rounds && len(tot.duplicateSerials) == 0 {
 		t.Fatalf("no two holders and no lost state write straight on s3rver: the control measured nothing")

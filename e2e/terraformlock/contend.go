@@ -11,6 +11,7 @@ import (
 	"time"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 )
 
@@ -38,6 +39,11 @@ type report struct {
 	// existed: another process believed it held the lock at the same time.
 	TwoHolders  int
 	StateErrors int
+	// StaleDigests counts state reads refused because the dynamodb_table's
+	// digest item names another state (Terraform's "state data in S3 does
+	// not have the expected content"): a process without the table wrote
+	// the state since. Nothing is written in such a round.
+	StaleDigests int
 	// UnlockErrors: the lock file was gone or held another ID at unlock.
 	UnlockErrors int
 	Samples      []string
@@ -60,9 +66,8 @@ func contend(ctx context.Context, b *backend, o options) *report {
 		id := fmt.Sprintf("%s-%d", o.name, rep.Attempts)
 		info := lockInfo{ID: id, Operation: "OperationTypeApply", Who: o.name, Version: "1.13.0",
 			Created: time.Now().UTC(), Path: b.bucket + "/" + b.stateKey}
-		if err := b.lock(ctx, info); err != nil {
-			holder, infoErr := b.lockInfo(ctx)
-			refused(ctx, b, rep, err, holder, infoErr)
+		if lerr := b.lock(ctx, info); lerr != nil {
+			refused(ctx, b, rep, lerr)
 			pause(ctx)
 			continue
 		}
@@ -73,8 +78,9 @@ func contend(ctx context.Context, b *backend, o options) *report {
 }
 
 // refused accounts for a lock attempt that failed.
-func refused(ctx context.Context, b *backend, rep *report, err error, holder *lockInfo, infoErr error) {
-	if httpStatus(err) != 412 || errorCode(err) != "PreconditionFailed" {
+func refused(ctx context.Context, b *backend, rep *report, lerr *lockError) {
+	err, holder, infoErr := lerr.err, lerr.holder, lerr.infoErr
+	if !lockHeld(err) {
 		rep.OtherLockErrors++
 		rep.sample("lock: %v", err)
 		return
@@ -109,7 +115,10 @@ func held(ctx context.Context, b *backend, rep *report, id, oracle string) {
 	} else {
 		f.Close()
 	}
-	if st, err := b.readState(ctx); err != nil {
+	if st, err := b.readState(ctx); errors.Is(err, errStaleDigest) {
+		rep.StaleDigests++
+		rep.sample("read state: %v", err)
+	} else if err != nil {
 		rep.StateErrors++
 		rep.sample("read state: %v", err)
 	} else {
@@ -139,6 +148,13 @@ func pause(ctx context.Context) {
 	case <-ctx.Done():
 	case <-time.After(time.Duration(1+rand.IntN(10)) * time.Millisecond):
 	}
+}
+
+// lockHeld: the lock file's create answered 412 PreconditionFailed, or the
+// lock item's PutItem failed its condition.
+func lockHeld(err error) bool {
+	var conditionFailed *ddbtypes.ConditionalCheckFailedException
+	return errors.As(err, &conditionFailed) || httpStatus(err) == 412 && errorCode(err) == "PreconditionFailed"
 }
 
 func httpStatus(err error) int {
