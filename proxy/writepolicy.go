@@ -82,7 +82,7 @@ func (p *Proxy) policyConditions(c *call, own precondition.Conditions) (precondi
 func (p *Proxy) nativeSpec(c *call, added bool) forwardSpec {
 	spec := p.clientBody(c)
 	if added {
-		spec.storeCondition = http.Header{precondition.HeaderIfNoneMatch: {"*"}}
+		spec.guard.StoreCondition = http.Header{precondition.HeaderIfNoneMatch: {"*"}}
 	}
 	return spec
 }

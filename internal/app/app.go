@@ -30,6 +30,7 @@ import (
 	"github.com/s3cond/s3cond/internal/metrics"
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/proxy"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -200,7 +201,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	if key == "backend" {
 		a.BackendEndpoint = endpoint
 	}
-	native, storeChecks, inPlace, err := a.conditionalMode(ctx, b, key, creds, log)
+	mode, err := a.conditionalMode(ctx, b, key, creds, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -219,13 +220,13 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		},
 		ForwardChecksums:   b.Checksums == config.ChecksumsForward,
 		ForwardPayloadHash: b.PayloadHash == config.PayloadHashForward,
-		NativeConditional:  native,
-		StoreChecks:        storeChecks,
-		FramedBodies:       framed,
-		StoreKeeps:         keeps,
-		WritesInPlace:      b.WritesInPlace || inPlace,
-		KeyPolicy:          keyPolicy,
-		Identity:           backendIdentity(ctx, creds, log),
+		// Read per request: the mode a request is served in is the one
+		// current when it arrives.
+		Mode:         func() leasedwrite.Mode { return mode },
+		FramedBodies: framed,
+		StoreKeeps:   keeps,
+		KeyPolicy:    keyPolicy,
+		Identity:     backendIdentity(ctx, creds, log),
 	}, backendProbe(probeClient, u), nil
 }
 
