@@ -28,7 +28,7 @@ const maxDeleteBody = 2 << 20
 // entry that does not gets its own error and never reaches the backend),
 // and an entry with a condition (<ETag>, <Size>, <LastModifiedTime>; in
 // strict mode, every entry) is deleted only under its key's lease
-// (deletelease.go). The backend is sent a document
+// (proxy/leasedwrite/delete.go). The backend is sent a document
 // s3cond wrote itself from the entries it accepted, never the client's
 // bytes: what was checked is what is deleted.
 func (p *Proxy) serveDeleteObjects(c *call) {

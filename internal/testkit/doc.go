@@ -23,9 +23,11 @@
 //
 //   - proxy: slowCreateTable's delay and pacedReader's pause stand for a
 //     slow lease store and a slow client (timeouts are what is tested);
-//     the lease-age waits in deleteobjects_test.go and lapsedlease_test.go
-//     wait once for a moment on the lease's own clock (half its life, its
-//     lapse); synctest cannot hold them, as the fixtures use real sockets.
+//     the lease-age waits in lapsedlease_test.go and
+//     proxy/leasedwrite/delete_test.go wait once for a moment on the
+//     lease's own clock (half its life, its lapse); synctest cannot hold
+//     the first, whose fixture uses real sockets (the second, moved from
+//     deleteobjects_test.go, has none left and could move to synctest).
 //   - e2e lateWriteGrace (helpers_test.go, races_test.go): versitygw may
 //     commit a cut-off body after the abort, and an absence reports
 //     nothing, so the check that nothing was stored waits that long first.
