@@ -42,8 +42,11 @@
 //
 // # Goroutines
 //
-// A leased write runs on its handler's goroutine and may start these;
-// each ends as said, none outlives the process's WaitForReleases:
+// A leased write runs on its handler's goroutine and may start these,
+// each ended as said. Two may run on after the handler returns: the
+// background releases, which Writer.WaitForReleases waits for, and a
+// sizing whose write failed before it was needed, which ends with its
+// request once net/http cancels the request's context.
 //
 //   - client watch (guard.watchClient), one per write, started by
 //     guardWrite: ends when release closes the guard's done channel. If the
