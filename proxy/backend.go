@@ -12,6 +12,7 @@ import (
 
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -48,21 +49,12 @@ type Backend struct {
 	// or forwarded" rows that need one are forwarded to it, and refused
 	// with 501 otherwise.
 	StoreKeeps map[string]bool
-	// WritesInPlace marks a store that makes an upload visible as it
-	// arrives and keeps what it got of one cut short (s3rver): the final
-	// byte held back guards nothing there. A leased PutObject then takes
-	// its lease and re-checks before its first byte leaves s3cond, so its
-	// re-check cannot see its own upload and a refused write sends nothing.
-	WritesInPlace bool
-	// NativeConditional forwards If-Match / If-None-Match writes as they are
-	// and takes no lease: the store enforces them itself.
-	NativeConditional bool
-	// Switch, when set, can switch this backend to leasing while s3cond
-	// runs (leaseswitch.go).
-	Switch *LeaseSwitch
-	// StoreChecks are the conditions a leased write still sends the store,
-	// which evaluates them right itself (storechecks.go). Zero: none.
-	StoreChecks StoreChecks
+	// Mode returns how the store's conditional writes are served now
+	// (native, hold-back or lease-first, and the conditions the store
+	// still checks; leasedwrite.Mode). It is read once per request, so
+	// internal/app may change its answer at run time. Nil: hold-back,
+	// no store checks.
+	Mode func() leasedwrite.Mode
 	// KeyPolicy says which object keys may reach this store (keypolicy.go);
 	// the zero value is KeyPolicyStrict.
 	KeyPolicy KeyPolicy
@@ -72,6 +64,14 @@ type Backend struct {
 	// (clientidentity.go); the first is what that identity maps back to in
 	// an ACL a client sets. Empty: answers are not rewritten for it.
 	Identity []string
+}
+
+// mode is the store's conditional mode for one request.
+func (b *Backend) mode() leasedwrite.Mode {
+	if b.Mode == nil {
+		return leasedwrite.Mode{}
+	}
+	return b.Mode()
 }
 
 // BackendBucket maps a client bucket to the backend's name for it.

@@ -45,7 +45,7 @@ func (p *Proxy) checkBucketReference(c *call, ref string) (string, error) {
 		return "", denied("The configuration names the bucket %q, which this key cannot be granted.", bucket)
 	case !p.access.Allowed(c.auth.AccessKeyID, bucket, true):
 		return "", denied("The configuration names the bucket %q, which this key may not write.", bucket)
-	case !c.backend.sameBackend(p.backendFor(bucket)) || c.backend.BackendBucket(bucket) != bucket:
+	case p.backendFor(bucket) != c.backend || c.backend.BackendBucket(bucket) != bucket:
 		return "", s3err.Newf(s3err.NotImplemented,
 			"The configuration names the bucket %q, which the store knows by another name or which another backend serves; s3cond does not rewrite names inside configuration bodies.", bucket)
 	}

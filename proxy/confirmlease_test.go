@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
 // holdCopies holds every CopyObject at the store (gofakes3) until release
@@ -41,7 +42,7 @@ func TestReleasedSizedLeaseIsNotAnsweredAsASuccess(t *testing.T) {
 	reached, release := make(chan struct{}, 1), make(chan struct{})
 	f := newGuardFixture(t, guardOptions{wrap: holdCopies(reached, release), lease: dynamolease.Options{Timeout: timeout,
 		MaxClockSkewRate: 2, PollInterval: 10 * time.Millisecond, TTL: time.Hour, WaitBudget: time.Second}})
-	f.proxy.minStoreThroughput = 64 << 10 // 2 MiB: a 32 s lease
+	f.proxy.tuneLeases(func(o *leasedwrite.Options) { o.MinStoreThroughput = 64 << 10 }) // 2 MiB: a 32 s lease
 	ctx := t.Context()
 	if _, err := f.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucketName), Key: aws.String("src"),
 		Body: bytes.NewReader(make([]byte, 2<<20))}); err != nil {

@@ -37,7 +37,7 @@ func (p *Proxy) authoriseCopySource(c *call) error {
 	if !p.access.Allowed(c.auth.AccessKeyID, src.bucket, false) {
 		return s3err.New(s3err.AccessDenied)
 	}
-	if !c.backend.sameBackend(p.backendFor(src.bucket)) {
+	if p.backendFor(src.bucket) != c.backend {
 		return s3err.Newf(s3err.NotImplemented, "The copy source bucket is served by another backend: a copy runs inside one store.")
 	}
 	if err := c.backend.KeyPolicy.Check(src.key); err != nil {

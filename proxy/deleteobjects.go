@@ -15,6 +15,7 @@ import (
 
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/precondition"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -27,7 +28,7 @@ const maxDeleteBody = 2 << 20
 // entry that does not gets its own error and never reaches the backend),
 // and an entry with a condition (<ETag>, <Size>, <LastModifiedTime>; in
 // strict mode, every entry) is deleted only under its key's lease
-// (deletelease.go). The backend is sent a document
+// (proxy/leasedwrite/delete.go). The backend is sent a document
 // s3cond wrote itself from the entries it accepted, never the client's
 // bytes: what was checked is what is deleted.
 func (p *Proxy) serveDeleteObjects(c *call) {
@@ -49,17 +50,17 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 	accepted := make([]s3xml.ObjectIdentifier, 0, len(req.Objects))
 	for _, o := range req.Objects {
 		if err := c.backend.KeyPolicy.Check(o.Key); err != nil {
-			result.Errors = append(result.Errors, entryError(o, err))
+			result.Errors = append(result.Errors, s3xml.EntryError(o, err))
 			continue
 		}
 		// A size or time that does not parse would make the entry
 		// unconditional: it is answered, never sent.
 		if _, err := precondition.ForDeleteEntry(o.ETag, o.Size, o.LastModifiedTime); err != nil {
-			result.Errors = append(result.Errors, entryError(o, err))
+			result.Errors = append(result.Errors, s3xml.EntryError(o, err))
 			continue
 		}
 		if err := p.deleteEntryPolicy(c, o); err != nil {
-			result.Errors = append(result.Errors, entryError(o, err))
+			result.Errors = append(result.Errors, s3xml.EntryError(o, err))
 			continue
 		}
 		accepted = append(accepted, o)
@@ -70,20 +71,21 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 	for _, o := range accepted {
 		conditional = conditional || o.Conditional()
 	}
+	mode := c.backend.mode()
 	switch {
 	case len(accepted) == 0:
-	case c.backend.NativeConditional || (!conditional && !strict):
+	case !mode.Leases() || (!conditional && !strict):
 		// No lease: the entries (with their conditions, for a store that
 		// enforces them) go to the backend as they are.
 		if err := p.deleteUnleased(c, accepted, result); err != nil {
 			p.fail(c, err)
 			return
 		}
-	case p.leases == nil:
+	case p.leased == nil:
 		p.fail(c, s3err.Newf(s3err.NotImplemented, "Conditional deletes need a lease store, and none is configured."))
 		return
 	default:
-		if err := p.deleteLeased(c, accepted, strict, result); err != nil {
+		if err := p.leased.DeleteObjects(p.leasedRequest(c, mode), accepted, strict, result, deleteSender{p: p, c: c}); err != nil {
 			p.fail(c, err)
 			return
 		}
@@ -117,7 +119,7 @@ func (p *Proxy) deleteOnBackend(c *call, ctx context.Context, objs []s3xml.Objec
 	body := (&s3xml.DeleteRequest{Objects: objs}).Marshal()
 	spec := forwardSpec{
 		body: bytes.NewReader(body), length: int64(len(body)), payloadSHA256: sha256Hex(body),
-		header: http.Header{"Content-Md5": {contentMD5(body)}}, ctx: ctx,
+		header: http.Header{"Content-Md5": {contentMD5(body)}}, guard: leasedwrite.Guard{Ctx: ctx},
 	}
 	out, _, err := p.outboundRequest(c, spec)
 	if err != nil {
@@ -198,7 +200,7 @@ func answerEntries(entries []s3xml.ObjectIdentifier, br *s3xml.DeleteResult, res
 		var a answer
 		switch len(queue) {
 		case 0:
-			result.Errors = append(result.Errors, entryError(o, s3err.Newf(s3err.InternalError, "The backend did not report on this key.")))
+			result.Errors = append(result.Errors, s3xml.EntryError(o, s3err.Newf(s3err.InternalError, "The backend did not report on this key.")))
 			continue
 		case 1: // repeats of an entry sent once share its answer
 			a = queue[0]
@@ -211,12 +213,6 @@ func answerEntries(entries []s3xml.ObjectIdentifier, br *s3xml.DeleteResult, res
 			result.Errors = append(result.Errors, *a.failed)
 		}
 	}
-}
-
-// entryError is the <Error> of one entry that was not deleted.
-func entryError(o s3xml.ObjectIdentifier, err error) s3xml.DeleteError {
-	e := s3err.As(err)
-	return s3xml.DeleteError{Key: o.Key, VersionID: o.VersionID, Code: string(e.Code), Message: e.Message}
 }
 
 // escapeKey escapes an object key for a URL path, keeping '/' separators.

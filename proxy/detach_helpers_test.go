@@ -17,6 +17,7 @@ import (
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/internal/testkit"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -104,4 +105,11 @@ func (g *guardFixture) leaseRow(t *testing.T, key, etag string) *dynamolease.Rec
 		t.Fatal(err)
 	}
 	return r
+}
+
+// tuneLeases rebuilds the proxy's leased-write runner with its options
+// changed by edit (a slower assumed store, a shorter detached limit).
+func (p *Proxy) tuneLeases(edit func(*leasedwrite.Options)) {
+	edit(&p.leaseOptions)
+	p.leased = leasedwrite.New(p.leaseOptions)
 }

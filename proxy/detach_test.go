@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/s3cond/s3cond/internal/testkit"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
 // slowWriteBackend wraps the backend so that the write matched by isWrite,
@@ -350,7 +351,7 @@ func TestDetachedWriteIsBounded(t *testing.T) {
 		}}
 	f := newGuardFixture(t, guardOptions{wrap: slow.wrap})
 	t.Cleanup(sync.OnceFunc(func() { close(slow.finish) }))
-	f.proxy.detachedWriteLimit = 200 * time.Millisecond
+	f.proxy.tuneLeases(func(o *leasedwrite.Options) { o.DetachedWriteLimit = 200 * time.Millisecond })
 
 	ctx, hangUp := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -1,13 +1,13 @@
 package proxy
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strconv"
 	"sync"
 
 	"github.com/s3cond/s3cond/internal/frontconn"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -20,23 +20,13 @@ type forwardSpec struct {
 	length int64
 	// payloadSHA256 is the body's hex SHA-256 when known up front.
 	payloadSHA256 string
-	// gate runs before the final byte is released (conditional writes).
-	gate func() error
-	// stripConditions removes If-Match / If-None-Match: s3cond enforces them.
-	stripConditions bool
-	// storeCondition, if set, is the condition sent instead, rebuilt from
-	// the checked one, for a store that evaluates it (storechecks.go).
-	storeCondition http.Header
 	// header, if set, replaces selected outbound headers after filtering.
 	header http.Header
-	// ctx is the backend request's context; default the client request's.
-	ctx context.Context
-	// heldThroughout, if set, must pass before a backend success (2xx) is
-	// relayed: the write's leases held until its answer (lapsedlease.go).
-	heldThroughout func() error
-	// framed sends the body as an aws-chunked stream whose final chunk
-	// waits for gate (framedbody.go), for stores that read it.
-	framed bool
+	// guard is what the caller asks of the request at its two hooks
+	// (before the final byte, before a success is relayed), its context
+	// and its condition headers; the zero Guard asks nothing. A leased
+	// write sets it (proxy/leasedwrite): forward only calls the hooks.
+	guard leasedwrite.Guard
 }
 
 // clientBody is the spec for sending the client's own verified body. When
@@ -90,7 +80,6 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		p.fail(c, err)
 		return forwardResult{}
 	}
-	spec.framed = framesBody(c, spec)
 	req, hb, err := p.outboundRequest(c, spec)
 	if err != nil {
 		p.fail(c, err)
@@ -114,8 +103,8 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		p.fail(c, hb.Err())
 		return forwardResult{}
 	}
-	if spec.heldThroughout != nil && resp.StatusCode < http.StatusMultipleChoices {
-		if err := spec.heldThroughout(); err != nil {
+	if spec.guard.BeforeSuccess != nil && resp.StatusCode < http.StatusMultipleChoices {
+		if err := spec.guard.BeforeSuccess(); err != nil {
 			p.fail(c, err)
 			return forwardResult{}
 		}
@@ -176,7 +165,7 @@ func (p *Proxy) copyResponseBody(c *call, body io.Reader) {
 // rebuilt from their parsed values, the verified
 // body behind a hold-back reader. The re-signing transport signs it last.
 func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *holdbackReader, error) {
-	ctx := spec.ctx
+	ctx := spec.guard.Ctx
 	if ctx == nil {
 		ctx = c.r.Context()
 	}
@@ -186,13 +175,13 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 	req := (&http.Request{
 		Method: c.r.Method, URL: u, Host: u.Host,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: outboundHeader(c.r.Header, c.backend.ForwardChecksums, spec.stripConditions),
+		Header: outboundHeader(c.r.Header, c.backend.ForwardChecksums, spec.guard.Enforced),
 	}).WithContext(ctx)
 	// The checked headers go on as s3cond parsed them, never as sent (a
 	// date S3 would ignore not at all); what s3cond sets itself for a body
 	// it wrote or framed (spec.header) comes last.
 	for name, values := range c.checkedHeader {
-		if spec.stripConditions && writeConditionHeaders[name] {
+		if spec.guard.Enforced && writeConditionHeaders[name] {
 			continue // s3cond enforces them itself
 		}
 		if len(values) == 0 {
@@ -201,7 +190,7 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		}
 		req.Header[name] = values
 	}
-	for name, values := range spec.storeCondition {
+	for name, values := range spec.guard.StoreCondition {
 		req.Header[name] = values
 	}
 	for name, values := range spec.header {
@@ -226,8 +215,8 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 				return nil, nil, err
 			}
 		}
-		if spec.gate != nil {
-			if err := spec.gate(); err != nil {
+		if gate := spec.guard.BeforeFinalByte; gate != nil {
+			if err := gate(); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -236,8 +225,8 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		// X-Amz-Content-Sha256 is left to the re-signer, which sets the
 		// empty body's hash (and UNSIGNED-PAYLOAD for a body below) in an
 		// allocation it makes anyway.
-	case spec.framed:
-		body := newFramedOutboundBody(spec.body, spec.length, c.info, spec.gate)
+	case framesBody(c, spec):
+		body := newFramedOutboundBody(spec.body, spec.length, c.info, spec.guard.BeforeFinalByte)
 		hb, req.Body = &body.holdbackReader, body
 		for name, values := range framedHeader(spec.length, req.Header.Get("Content-Encoding")) {
 			req.Header[name] = values
@@ -245,7 +234,7 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		req.ContentLength = framedLength(spec.length)
 		req.Header.Set("X-Amz-Content-Sha256", streamingUnsignedTrailer)
 	default:
-		body := newOutboundBody(spec.body, c.info, spec.gate)
+		body := newOutboundBody(spec.body, c.info, spec.guard.BeforeFinalByte)
 		hb, req.Body = &body.holdbackReader, body
 		req.ContentLength = spec.length
 		if spec.payloadSHA256 != "" {

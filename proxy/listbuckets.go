@@ -77,7 +77,7 @@ func (p *Proxy) writeBucketList(c *call, list *s3xml.ListBucketsResult, paging l
 // asked, not reserved, and under the prefix.
 func (p *Proxy) listable(c *call, bucket, prefix string) bool {
 	return strings.HasPrefix(bucket, prefix) && !operation.IsReservedBucket(bucket) &&
-		c.backend.sameBackend(p.backendFor(bucket)) && p.access.Allowed(c.auth.AccessKeyID, bucket, false)
+		p.backendFor(bucket) == c.backend && p.access.Allowed(c.auth.AccessKeyID, bucket, false)
 }
 
 // clientBucketNames returns the function mapping a backend bucket name to

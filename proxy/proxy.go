@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -22,6 +21,7 @@ import (
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/frontconn"
 	"github.com/s3cond/s3cond/internal/operation"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/s3err"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -50,31 +50,22 @@ type Proxy struct {
 	backend *Backend
 	// bucketBackends routes client buckets to backends other than backend.
 	bucketBackends map[string]*Backend
-	leases         *dynamolease.Committer
-	// partsUnlistedLogged: a store without ListParts is logged once, not
-	// at every completion (leasesize.go).
-	partsUnlistedLogged atomic.Bool
-	// leaseTimeout is the lease store's timeout, for the half-lease rule.
-	leaseTimeout time.Duration
-	// minStoreThroughput is the rate (bytes/s) the store is assumed to
-	// copy at least, for sizing leases (leasesize.go).
-	minStoreThroughput float64
-	domain             string
-	log                zerolog.Logger
+	// leased runs conditional and strict-mode writes under their leases
+	// (proxy/leasedwrite); nil without a lease store.
+	leased *leasedwrite.Writer
+	// leaseOptions built leased (tests retune it).
+	leaseOptions leasedwrite.Options
+	domain       string
+	log          zerolog.Logger
 	// serializeAllWrites reports whether a client bucket is in strict mode.
 	serializeAllWrites func(bucket string) bool
 	// newRequestID makes the x-amz-request-id of each response.
 	newRequestID func() string
 	observer     RequestObserver
 	handler      http.Handler
-	// releases tracks lease releases still running after their handler
-	// returned (releaseInBackground).
-	releases releaseTracker
 	// bodyIdleTimeout and writeIdleTimeout bound a client that stops
 	// sending its body or reading its response (timeouts.go).
 	bodyIdleTimeout, writeIdleTimeout time.Duration
-	// detachedWriteLimit bounds a leased write whose client left (detach.go).
-	detachedWriteLimit time.Duration
 	// anonymousRead reports whether unsigned clients may read a bucket.
 	anonymousRead func(bucket string) bool
 	// postFormTimeout bounds the whole form phase of POST Object.
@@ -103,7 +94,8 @@ type Options struct {
 	// MinStoreThroughput is the rate, in bytes per second, at which the
 	// store is assumed to copy at least: a leased CopyObject or
 	// CompleteMultipartUpload holds its lease for LeaseTimeout plus its
-	// bytes at this rate (leasesize.go). Default DefaultMinStoreThroughput.
+	// bytes at this rate (leasedwrite/size.go). Default
+	// leasedwrite.DefaultMinStoreThroughput.
 	MinStoreThroughput float64
 	// Domain enables virtual-hosted-style requests (<bucket>.<Domain>).
 	Domain string
@@ -149,8 +141,8 @@ type Options struct {
 // New builds the proxy and its middleware chain.
 func New(o Options) *Proxy {
 	p := &Proxy{
-		auth: o.Auth, access: o.Access, backend: o.Backend, bucketBackends: o.BucketBackends, leases: o.Leases,
-		domain: o.Domain, log: o.Log, newRequestID: o.NewRequestID, leaseTimeout: o.LeaseTimeout,
+		auth: o.Auth, access: o.Access, backend: o.Backend, bucketBackends: o.BucketBackends,
+		domain: o.Domain, log: o.Log, newRequestID: o.NewRequestID,
 		serializeAllWrites: o.SerializeAllWrites, observer: o.Observer, anonymousRead: o.AnonymousRead,
 	}
 	if p.anonymousRead == nil {
@@ -162,12 +154,13 @@ func New(o Options) *Proxy {
 	if p.serializeAllWrites == nil {
 		p.serializeAllWrites = func(string) bool { return false }
 	}
-	if p.leaseTimeout == 0 {
-		p.leaseTimeout = 20 * time.Second
-	}
-	p.minStoreThroughput = o.MinStoreThroughput
-	if p.minStoreThroughput <= 0 {
-		p.minStoreThroughput = DefaultMinStoreThroughput
+	if o.Leases != nil {
+		leasedObserver, _ := p.observer.(LeasedWriteObserver)
+		p.leaseOptions = leasedwrite.Options{
+			Leases: o.Leases, LeaseTimeout: o.LeaseTimeout, MinStoreThroughput: o.MinStoreThroughput,
+			Log: o.Log, Observer: leasedObserver,
+		}
+		p.leased = leasedwrite.New(p.leaseOptions)
 	}
 	if p.newRequestID == nil {
 		p.newRequestID = randomRequestID
@@ -379,7 +372,7 @@ func (p *Proxy) route(c *call) error {
 		return err
 	}
 	c.target = t
-	c.backend = p.backendFor(t.Bucket).serving()
+	c.backend = p.backendFor(t.Bucket)
 	c.info.set(func(i *requestInfo) { i.bucket, i.key = t.Bucket, t.Key })
 	// r.URL.Query() drops what it cannot parse, including everything past
 	// net/url's parameter limit: a request it misread (a CreateMultipartUpload

@@ -27,6 +27,7 @@ import (
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/internal/testkit"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -99,7 +100,7 @@ type fixtureOptions struct {
 	// writeIdleTimeout is server.response_write_idle_timeout (default 60 s).
 	writeIdleTimeout time.Duration
 	// storeChecks are the conditions leased writes still send the store.
-	storeChecks StoreChecks
+	storeChecks leasedwrite.StoreChecks
 	// writePolicy is the buckets' write policies (writepolicy.go).
 	writePolicy WritePolicy
 }
@@ -107,8 +108,11 @@ type fixtureOptions struct {
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
 	backend, server := fakeBackendWith(t, "default", o.backendHook)
-	backend.NativeConditional = o.native
-	backend.StoreChecks = o.storeChecks
+	mode := leasedwrite.Mode{Checks: o.storeChecks}
+	if o.native {
+		mode.Kind = leasedwrite.Native
+	}
+	backend.Mode = func() leasedwrite.Mode { return mode }
 	backend.ForwardPayloadHash = o.forwardPayloadHash
 	backend.FramedBodies = o.framedBodies
 	backend.KeyPolicy = o.keyPolicy

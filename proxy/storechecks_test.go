@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/s3cond/s3cond/internal/operation"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
 // lateContender is a backend hook standing for a contender whose write
@@ -40,7 +41,7 @@ func (l *lateContender) hook(t *testing.T) func(*http.Request) {
 	}
 }
 
-func lateContenderFixture(t *testing.T, checks StoreChecks) (*fixture, *lateContender) {
+func lateContenderFixture(t *testing.T, checks leasedwrite.StoreChecks) (*fixture, *lateContender) {
 	late := &lateContender{key: "late"}
 	f := newFixtureWith(t, fixtureOptions{backendHook: late.hook(t), storeChecks: checks})
 	late.endpoint = f.backend.URL
@@ -51,7 +52,7 @@ func lateContenderFixture(t *testing.T, checks StoreChecks) (*fixture, *lateCont
 // contender's object that reached the store after s3cond's check makes the
 // store refuse the late write (412), where it would otherwise overwrite it.
 func TestLeasedCreateSendsTheStoreItsCondition(t *testing.T) {
-	f, _ := lateContenderFixture(t, StoreChecks{IfNoneMatch: map[operation.Operation]bool{operation.PutObject: true}})
+	f, _ := lateContenderFixture(t, leasedwrite.StoreChecks{IfNoneMatch: map[operation.Operation]bool{operation.PutObject: true}})
 	_, err := f.put(t, "late", "late writer", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
 	if code := errorCode(err); code != "PreconditionFailed" {
 		t.Fatalf("late create: %v, want the store's PreconditionFailed", err)
@@ -64,7 +65,7 @@ func TestLeasedCreateSendsTheStoreItsCondition(t *testing.T) {
 // Without the store's check the same late write overwrites: what the
 // lease alone cannot stop once its holder overslept it.
 func TestLeasedCreateWithoutStoreCheckOverwritesALateContender(t *testing.T) {
-	f, _ := lateContenderFixture(t, StoreChecks{})
+	f, _ := lateContenderFixture(t, leasedwrite.StoreChecks{})
 	if _, err := f.put(t, "late", "late writer", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") }); err != nil {
 		t.Fatalf("late create without the store's check: %v", err)
 	}
@@ -85,7 +86,7 @@ func TestLeasedCASSendsTheStoreItsETag(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-	f := newFixtureWith(t, fixtureOptions{backendHook: hook, storeChecks: StoreChecks{IfMatch: map[operation.Operation]bool{operation.PutObject: true}}})
+	f := newFixtureWith(t, fixtureOptions{backendHook: hook, storeChecks: leasedwrite.StoreChecks{IfMatch: map[operation.Operation]bool{operation.PutObject: true}}})
 	first, err := f.put(t, "cas", "1", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
 // writeTableRow is one row of docs/spec.md §7's table.
@@ -129,7 +131,7 @@ func TestWriteHeaderTableIsWhatTheProxyDoes(t *testing.T) {
 func walkWriteTableRow(t *testing.T, row writeTableRow, capable bool) {
 	t.Helper()
 	v := newValueProbe(t, KeyPolicyStrict)
-	v.proxy.backend.NativeConditional = true
+	v.proxy.backend.Mode = func() leasedwrite.Mode { return leasedwrite.Mode{Kind: leasedwrite.Native} }
 	if capable {
 		v.proxy.backend.StoreKeeps = map[string]bool{KeepsObjectLock: true, KeepsMPUObjectSize: true, KeepsAbortInitiatedTime: true}
 	}

@@ -56,7 +56,7 @@ func conditionalDeleteRequired() error {
 // sent (own). It returns the conditions to enforce and whether s3cond added
 // them itself (create_only), or the 403 of a policy the call does not meet.
 // c's request is never changed: an added condition travels in the
-// conditions, and to a store that checks it in forwardSpec.storeCondition.
+// conditions, and to a store that checks it in the Guard's StoreCondition.
 func (p *Proxy) policyConditions(c *call, own precondition.Conditions) (precondition.Conditions, bool, error) {
 	bucket := c.target.Bucket
 	if c.op == operation.DeleteObject {
@@ -82,7 +82,7 @@ func (p *Proxy) policyConditions(c *call, own precondition.Conditions) (precondi
 func (p *Proxy) nativeSpec(c *call, added bool) forwardSpec {
 	spec := p.clientBody(c)
 	if added {
-		spec.storeCondition = http.Header{precondition.HeaderIfNoneMatch: {"*"}}
+		spec.guard.StoreCondition = http.Header{precondition.HeaderIfNoneMatch: {"*"}}
 	}
 	return spec
 }

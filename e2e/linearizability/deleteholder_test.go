@@ -29,7 +29,7 @@ const deleteEntriesHold = deleteEntriesBudget + 3*time.Second
 // holds the body's last bytes in the delay proxy on the way to the
 // backend. s3cond takes a streamed write's lease once the client's body is
 // in, re-checks the precondition and only then sends the final byte
-// (proxy/conditional.go, leasedWrite); while that byte waits in the proxy,
+// (proxy/leasedwrite/write.go, sendHoldingBack); while that byte waits in the proxy,
 // the write is in flight at the backend and its lease is held and renewed.
 // (Holding the client's body back instead holds no lease: a streamed body
 // is leased once it is in, and a small body's early lease is not renewed

@@ -45,7 +45,7 @@ var hangUpKeys = []string{"k1", "k2"}
 // compare-and-swaps, deletes and reads of the same keys. A hung-up write is
 // ambiguous: versitygw finishes it anyway, so it may take effect at any time
 // after its call. Before s3cond kept the lease until the backend's answer
-// (proxy/detach.go), a hang-up freed the key at once: another create got 200
+// (proxy/leasedwrite/guard.go), a hang-up freed the key at once: another create got 200
 // and was then overwritten by the abandoned copy (issue 14, item 1), which no
 // linearization explains.
 func TestLinearizableWhenClientsHangUpDuringConditionalCopyAndComplete(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 
 // copyCreate is a conditional CopyObject (If-None-Match: *) of a small
 // source onto a fresh key: its lease is sized by a HEAD of the source
-// (proxy/leasesize.go), one store request more than before.
+// (proxy/leasedwrite/size.go), one store request more than before.
 func (f *floorBench) copyCreate(b *testing.B) time.Duration {
 	src := f.key("copy-src")
 	f.prepare(b, src)

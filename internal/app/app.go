@@ -32,6 +32,7 @@ import (
 	"github.com/s3cond/s3cond/internal/metrics"
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/proxy"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/sigv4"
 )
 
@@ -212,10 +213,9 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	}
 	// The conditional probe and the other start-up store checks run side
 	// by side within backend.startup_checks_timeout.
-	var native, inPlace bool
-	var storeChecks proxy.StoreChecks
+	var mode leasedwrite.Mode
 	var wg sync.WaitGroup
-	wg.Go(func() { native, storeChecks, inPlace, err = a.conditionalMode(ctx, b, key, creds, log) })
+	wg.Go(func() { mode, err = a.conditionalMode(ctx, b, key, creds, log) })
 	framed, keeps := storeCapabilities(ctx, b, creds, log, b.StartupChecksTimeout)
 	wg.Wait()
 	if err != nil {
@@ -224,6 +224,7 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	// The probe shares the connection pool but not the metrics: health
 	// checks are not client traffic.
 	probeClient := &http.Client{Transport: sigv4.NewResigner(transport, creds, b.Region), CheckRedirect: noRedirects}
+	modes := newModeSwitch(mode)
 	served := &proxy.Backend{
 		Name:          b.Name,
 		Endpoint:      u,
@@ -235,16 +236,15 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		},
 		ForwardChecksums:   b.Checksums == config.ChecksumsForward,
 		ForwardPayloadHash: b.PayloadHash == config.PayloadHashForward,
-		NativeConditional:  native,
-		StoreChecks:        storeChecks,
-		FramedBodies:       framed,
-		StoreKeeps:         keeps,
-		WritesInPlace:      b.WritesInPlace || inPlace,
-		KeyPolicy:          keyPolicy,
-		Identity:           backendIdentity(ctx, creds, log),
-		Switch:             &proxy.LeaseSwitch{},
+		// Read per request: the mode a request is served in is the one
+		// current when it arrives (a re-probe may switch it: reprobe.go).
+		Mode:         modes.Mode,
+		FramedBodies: framed,
+		StoreKeeps:   keeps,
+		KeyPolicy:    keyPolicy,
+		Identity:     backendIdentity(ctx, creds, log),
 	}
-	a.startReprobe(b, creds, served, log)
+	a.startReprobe(b, creds, modes, log)
 	return served, backendProbe(probeClient, u), nil
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/probe"
-	"github.com/s3cond/s3cond/proxy"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
 // conditionalMetrics expose what the start-up probe found and the mode
@@ -37,29 +37,41 @@ func newConditionalMetrics(reg prometheus.Registerer) *conditionalMetrics {
 	return m
 }
 
-// conditionalMode decides whether the backend's conditional writes are
-// forwarded natively: lease and unverified native as configured; auto and
-// native after a probe of the store. A native store the probe finds
-// wanting is an error naming the capability.
+// conditionalMode decides how the backend's conditional writes are served
+// (leasedwrite.Mode): natively (lease and unverified native as configured;
+// auto and native after a probe of the store; a native store the probe
+// finds wanting is an error naming the capability), or under leases.
 //
-// In lease mode after a probe, checks are the conditions the store was
-// found to evaluate right one request at a time: leased writes still send
-// them (proxy.StoreChecks), and inPlace says the probe found the store
-// showing an upload before its last byte (backend.writes_in_place).
-func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, checks proxy.StoreChecks, inPlace bool, err error) {
+// A leased mode is lease-first where the store shows an upload before its
+// last byte (backend.writes_in_place, or the probe's in-place verdict), and
+// hold-back otherwise; after a probe its checks are the conditions the
+// store was found to evaluate right one request at a time, which leased
+// writes still send (leasedwrite.StoreChecks).
+func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (leasedwrite.Mode, error) {
 	if a.conditional == nil {
 		a.conditional = newConditionalMetrics(a.Registry)
 	}
+	native, checks, inPlace, err := a.probeConditional(ctx, b, key, creds, log)
+	if err != nil {
+		return leasedwrite.Mode{}, err
+	}
+	mode := leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: checks}
+	label := config.ConditionalLease
+	switch {
+	case native:
+		mode.Kind, label = leasedwrite.Native, config.ConditionalNative
+	case b.WritesInPlace || inPlace:
+		mode.Kind = leasedwrite.LeaseFirst
+	}
+	a.conditional.mode.WithLabelValues(b.Name, b.Conditional, label).Set(1)
+	return mode, nil
+}
+
+// probeConditional runs the start-up probe where the configuration asks
+// for one, and says whether the store is native, which conditions it
+// checks right itself, and whether it writes in place.
+func (a *App) probeConditional(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, checks leasedwrite.StoreChecks, inPlace bool, err error) {
 	m := a.conditional
-	defer func() {
-		if err == nil {
-			mode := config.ConditionalLease
-			if native {
-				mode = config.ConditionalNative
-			}
-			m.mode.WithLabelValues(b.Name, b.Conditional, mode).Set(1)
-		}
-	}()
 	if !b.Probes() {
 		return b.Conditional == config.ConditionalNative, checks, false, nil
 	}
@@ -112,12 +124,12 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 // storeChecks are the write conditions whose probe verdict shows the store
 // evaluates them right one request at a time (native, or racy: right
 // sequentially, which is all a late write meets).
-func storeChecks(caps map[string]probe.Result) proxy.StoreChecks {
+func storeChecks(caps map[string]probe.Result) leasedwrite.StoreChecks {
 	right := func(name string) bool {
 		v := caps[name].Verdict
 		return v == probe.Native || v == probe.Racy
 	}
-	checks := proxy.StoreChecks{IfNoneMatch: map[operation.Operation]bool{}, IfMatch: map[operation.Operation]bool{}}
+	checks := leasedwrite.StoreChecks{IfNoneMatch: map[operation.Operation]bool{}, IfMatch: map[operation.Operation]bool{}}
 	for op, names := range map[operation.Operation][2]string{
 		operation.PutObject:               {probe.PutIfNoneMatch, probe.PutIfMatch},
 		operation.CopyObject:              {probe.CopyIfNoneMatch, probe.CopyIfMatch},

@@ -11,7 +11,7 @@ import (
 
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/probe"
-	"github.com/s3cond/s3cond/proxy"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
 // A background re-probe is not on the start-up path: it takes the probe's
@@ -43,12 +43,12 @@ func newDowngradeMetrics(reg prometheus.Registerer) *downgradeMetrics {
 
 // reprober probes one backend again every backend.reprobe_interval and,
 // when the verdict got worse than what the backend is served with, throws
-// its switch (proxy.LeaseSwitch): from the next request on, conditional
-// writes take leases. The new verdict is kept in data_dir either way.
+// its switch (modeSwitch): from the next request on, conditional writes
+// take leases. The new verdict is kept in data_dir either way.
 type reprober struct {
 	backend config.Backend
 	opts    probe.Options
-	served  *proxy.Backend
+	modes   *modeSwitch
 	path    string
 	app     *App
 	log     zerolog.Logger
@@ -58,16 +58,16 @@ type reprober struct {
 
 // startReprobe starts b's background re-probe, stopped when the app
 // closes; nothing for a backend that is not probed or when it is off.
-func (a *App) startReprobe(b config.Backend, creds aws.CredentialsProvider, served *proxy.Backend, log zerolog.Logger) {
+func (a *App) startReprobe(b config.Backend, creds aws.CredentialsProvider, modes *modeSwitch, log zerolog.Logger) {
 	if a.downgrades == nil {
 		a.downgrades = newDowngradeMetrics(a.Registry)
 	}
 	// A series from the start, so that the alert rule reads one.
 	a.downgrades.downgrades.WithLabelValues(b.Name).Add(0)
-	if !b.Probes() || b.ReprobeInterval <= 0 || served.Switch == nil {
+	if !b.Probes() || b.ReprobeInterval <= 0 {
 		return
 	}
-	r := &reprober{backend: b, served: served, path: verdictPath(a.dataDir, b.Name), app: a,
+	r := &reprober{backend: b, modes: modes, path: verdictPath(a.dataDir, b.Name), app: a,
 		log: log.With().Str("backend", b.Name).Str("component", "reprobe").Logger(), reprobed: a.reprobe.done}
 	r.opts = probe.Options{
 		Endpoint: b.Endpoint, Region: b.Region, PathStyle: b.Addressing != config.AddressingVirtual,
@@ -119,20 +119,19 @@ func (r *reprober) once(ctx context.Context) bool {
 	}
 	keepVerdict(r.path, storedVerdict{Backend: r.backend.Name, Store: id, ProbedAt: time.Now().UTC(), Report: rep}, r.log)
 	r.app.conditional.record(r.backend.Name, rep)
-	leased, why := worseThanServed(r.served, rep)
-	if leased == nil {
+	worse, why, ok := worseThanServed(r.modes.Mode(), r.backend.WritesInPlace, rep)
+	if !ok {
 		r.log.Info().Str("server", id.Server).Msg("re-probe: the store's verdict is no worse than what it is served with")
 		return false
 	}
-	if r.served.Switch.Switched() {
+	if !r.modes.switchTo(worse) {
 		return false
 	}
-	r.served.Switch.SwitchToLease(leased)
 	r.app.downgrades.downgrades.WithLabelValues(r.backend.Name).Inc()
-	r.app.conditional.switched(r.backend, leased)
+	r.app.conditional.switched(r.backend, worse)
 	r.log.Error().Str("server", id.Server).Str("version", id.Version).Str("capability", why.capability).
-		Str("verdict", string(why.verdict)).Str("evidence", why.detail).Bool("native", leased.NativeConditional).
-		Bool("writes_in_place", leased.WritesInPlace).
+		Str("verdict", string(why.verdict)).Str("evidence", why.detail).Str("mode", worse.Kind.String()).
+		Strs("store_checks", worse.Checks.Names()).
 		Msg("re-probe: the store's verdict got worse; the backend's conditional writes are leased from now on, until a restart (writes already in flight finish as they began)")
 	return true
 }
@@ -144,47 +143,47 @@ type worsening struct {
 	detail     string
 }
 
-// worseThanServed is the view of served that rep calls for, or nil when
-// rep asks for nothing served does not do already: leases for a backend
-// served natively whose write capabilities are not all native any more;
-// for a leased one, fewer store checks where the store stopped checking a
-// condition leased writes send it; the lease before the first byte where
-// uploads now show early. A capability that could not be measured (error:
-// the store down for a moment) switches nothing: the next re-probe
-// measures again.
-func worseThanServed(served *proxy.Backend, rep probe.Report) (*proxy.Backend, worsening) {
-	leased := *served
-	var why worsening
-	if served.NativeConditional {
+// worseThanServed is the mode rep calls for where it asks for something
+// the served mode does not do already (ok false otherwise): leases for a
+// backend served natively whose write capabilities are not all native any
+// more; for a leased one, fewer store checks where the store stopped
+// checking a condition leased writes send it; the lease before the first
+// byte where uploads now show early (configuredInPlace: the backend was
+// configured so). A capability that could not be measured (error: the
+// store down for a moment) switches nothing: the next re-probe measures
+// again.
+func worseThanServed(served leasedwrite.Mode, configuredInPlace bool, rep probe.Report) (worse leasedwrite.Mode, why worsening, ok bool) {
+	worse = served
+	if served.Kind == leasedwrite.Native {
 		for _, name := range probe.WriteCapabilities {
 			if r := rep.Capabilities[name]; r.Verdict != probe.Native && r.Verdict != probe.Error {
 				why = worsening{capability: name, verdict: r.Verdict, detail: r.Detail}
-				leased.NativeConditional = false
-				leased.StoreChecks = storeChecks(rep.Capabilities)
+				worse = leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: storeChecks(rep.Capabilities)}
+				if configuredInPlace {
+					worse.Kind = leasedwrite.LeaseFirst
+				}
 				break
 			}
 		}
-	} else if lost := lostStoreCheck(served.StoreChecks, storeChecks(rep.Capabilities)); lost != "" && measured(rep) {
+	} else if lost := lostStoreCheck(served.Checks, storeChecks(rep.Capabilities)); lost != "" && measured(rep) {
 		// Sent to a store that no longer checks it, a condition is ignored
 		// at best and refused (501) at worst.
 		why = worsening{capability: lost, verdict: "no longer checked", detail: "a condition leased writes send the store"}
-		leased.StoreChecks = storeChecks(rep.Capabilities)
+		worse.Checks = storeChecks(rep.Capabilities)
 	}
-	if r := rep.Capabilities[probe.AtomicUploads]; r.Verdict == probe.InPlace && !served.WritesInPlace {
+	// Uploads shown before their last byte matter only to leased writes.
+	if r := rep.Capabilities[probe.AtomicUploads]; r.Verdict == probe.InPlace && worse.Kind == leasedwrite.HoldBack {
 		if why.capability == "" {
 			why = worsening{capability: probe.AtomicUploads, verdict: r.Verdict, detail: r.Detail}
 		}
-		leased.WritesInPlace = true
+		worse.Kind = leasedwrite.LeaseFirst
 	}
-	if why.capability == "" {
-		return nil, why
-	}
-	return &leased, why
+	return worse, why, why.capability != ""
 }
 
 // lostStoreCheck names a condition was sends the store that now does not,
 // or "".
-func lostStoreCheck(was, now proxy.StoreChecks) string {
+func lostStoreCheck(was, now leasedwrite.StoreChecks) string {
 	kept := map[string]bool{}
 	for _, name := range now.Names() {
 		kept[name] = true
@@ -205,10 +204,10 @@ func (m *conditionalMetrics) record(backend string, rep probe.Report) {
 	}
 }
 
-// switched moves b's mode series to the mode its leased view serves with.
-func (m *conditionalMetrics) switched(b config.Backend, leased *proxy.Backend) {
+// switched moves b's mode series to the mode it is served in now.
+func (m *conditionalMetrics) switched(b config.Backend, now leasedwrite.Mode) {
 	mode := config.ConditionalLease
-	if leased.NativeConditional {
+	if now.Kind == leasedwrite.Native {
 		mode = config.ConditionalNative
 	}
 	m.mode.DeletePartialMatch(prometheus.Labels{"backend": b.Name})

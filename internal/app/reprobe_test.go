@@ -15,7 +15,7 @@ import (
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/probe"
 	"github.com/s3cond/s3cond/internal/testservers"
-	"github.com/s3cond/s3cond/proxy"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
 // A store found atomic at start-up is served natively; when a background
@@ -119,34 +119,54 @@ func reportWith(verdicts map[string]probe.Verdict) probe.Report {
 // What a re-probe switches: only what got worse than the backend is served
 // with, and nothing on a capability it could not measure.
 func TestWorseThanServed(t *testing.T) {
-	native := &proxy.Backend{NativeConditional: true}
-	leasedAll := &proxy.Backend{StoreChecks: storeChecks(reportWith(nil).Capabilities)}
+	native := leasedwrite.Mode{Kind: leasedwrite.Native}
+	leasedAll := leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: storeChecks(reportWith(nil).Capabilities)}
 	for _, c := range []struct {
-		name   string
-		served *proxy.Backend
-		rep    probe.Report
-		check  func(*proxy.Backend) bool // nil: no switch
+		name              string
+		served            leasedwrite.Mode
+		configuredInPlace bool
+		rep               probe.Report
+		check             func(leasedwrite.Mode) bool // nil: no switch
 	}{
-		{"native, still native", native, reportWith(nil), nil},
-		{"native, copy racy", native, reportWith(map[string]probe.Verdict{probe.CopyIfMatch: probe.Racy}),
-			func(b *proxy.Backend) bool { return !b.NativeConditional && b.StoreChecks.IfMatch[operation.PutObject] }},
-		{"native, a capability unmeasured", native, reportWith(map[string]probe.Verdict{probe.PutIfMatch: probe.Error}), nil},
-		{"leased, a store check refused now", leasedAll, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Refused}),
-			func(b *proxy.Backend) bool {
-				return !b.StoreChecks.IfNoneMatch[operation.PutObject] && b.StoreChecks.IfMatch[operation.PutObject]
+		{"native, still native", native, false, reportWith(nil), nil},
+		{"native, copy racy", native, false, reportWith(map[string]probe.Verdict{probe.CopyIfMatch: probe.Racy}),
+			func(m leasedwrite.Mode) bool {
+				return m.Kind == leasedwrite.HoldBack && m.Checks.IfMatch[operation.PutObject]
 			}},
-		{"leased, a store check unmeasured", leasedAll, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Error}), nil},
-		{"leased, uploads now in place", leasedAll, reportWith(map[string]probe.Verdict{probe.AtomicUploads: probe.InPlace}),
-			func(b *proxy.Backend) bool { return b.WritesInPlace }},
+		{"native, copy racy, configured in place", native, true, reportWith(map[string]probe.Verdict{probe.CopyIfMatch: probe.Racy}),
+			func(m leasedwrite.Mode) bool { return m.Kind == leasedwrite.LeaseFirst }},
+		{"native, uploads now in place (nothing leased to move)", native, false, reportWith(map[string]probe.Verdict{probe.AtomicUploads: probe.InPlace}), nil},
+		{"native, a capability unmeasured", native, false, reportWith(map[string]probe.Verdict{probe.PutIfMatch: probe.Error}), nil},
+		{"leased, a store check refused now", leasedAll, false, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Refused}),
+			func(m leasedwrite.Mode) bool {
+				return !m.Checks.IfNoneMatch[operation.PutObject] && m.Checks.IfMatch[operation.PutObject]
+			}},
+		{"leased, a store check unmeasured", leasedAll, false, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Error}), nil},
+		{"leased, uploads now in place", leasedAll, false, reportWith(map[string]probe.Verdict{probe.AtomicUploads: probe.InPlace}),
+			func(m leasedwrite.Mode) bool { return m.Kind == leasedwrite.LeaseFirst }},
 	} {
-		got, why := worseThanServed(c.served, c.rep)
+		got, why, ok := worseThanServed(c.served, c.configuredInPlace, c.rep)
 		switch {
-		case c.check == nil && got != nil:
+		case c.check == nil && ok:
 			t.Errorf("%s: switched (%s %s), want no switch", c.name, why.capability, why.verdict)
-		case c.check != nil && got == nil:
+		case c.check != nil && !ok:
 			t.Errorf("%s: no switch", c.name)
 		case c.check != nil && !c.check(got):
 			t.Errorf("%s: switched to %+v", c.name, got)
 		}
+	}
+}
+
+// A mode switch is thrown once and read by every request after it.
+func TestModeSwitchThrowsOnce(t *testing.T) {
+	s := newModeSwitch(leasedwrite.Mode{Kind: leasedwrite.Native})
+	if s.Switched() || s.Mode().Kind != leasedwrite.Native {
+		t.Fatal("a new switch is thrown")
+	}
+	if !s.switchTo(leasedwrite.Mode{Kind: leasedwrite.HoldBack}) || s.Mode().Kind != leasedwrite.HoldBack || !s.Switched() {
+		t.Fatalf("after the switch: %v, switched %v", s.Mode().Kind, s.Switched())
+	}
+	if s.switchTo(leasedwrite.Mode{Kind: leasedwrite.LeaseFirst}) || s.Mode().Kind != leasedwrite.HoldBack {
+		t.Fatal("a second switch took effect")
 	}
 }

@@ -28,18 +28,17 @@
 //     batchCountingTable's latency (deletebatch_test.go) stand for a slow
 //     lease store, pacedReader's pause (timeouts_test.go) for a slow
 //     client: timeouts and batching under latency are what is tested. The
-//     lease-age waits in deleteobjects_test.go, lapsedlease_test.go and
-//     confirmlease_test.go wait once for a moment on the lease's own clock
-//     (half its life, its lapse, past lease.timeout); synctest cannot hold
-//     them, as the fixtures use real sockets. releases_test.go's 50 ms and
-//     strict_test.go's 300 ms check for a moment that a wait which must
-//     not end has not (a negative; nothing reports "still waiting").
+//     lease-age waits in lapsedlease_test.go, confirmlease_test.go and
+//     proxy/leasedwrite/delete_test.go wait once for a moment on the
+//     lease's own clock (half its life, its lapse, past lease.timeout);
+//     synctest cannot hold the first two, as their fixtures use real
+//     sockets (the third has none left and could move to synctest).
+//     proxy/leasedwrite/releases_test.go's 50 ms and strict_test.go's
+//     300 ms check for a moment that a wait which must not end has not (a
+//     negative; nothing reports "still waiting").
 //   - internal/embedded (multipartetag_test.go) and internal/frontconn
 //     (cap_test.go): the same 50 ms negative checks, on a key lock and a
 //     connection cap.
-//   - cmd/s3cond leases_recreate_test.go: sleeps into the recreate-table
-//     wait (past the old, shorter wait) to see the table still absent;
-//     the wait's length is the subject.
 //   - e2e lateWriteGrace (helpers_test.go, races_test.go): versitygw may
 //     commit a cut-off body after the abort, and an absence reports
 //     nothing, so the check that nothing was stored waits that long first.

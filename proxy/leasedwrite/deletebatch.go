@@ -1,4 +1,4 @@
-package proxy
+package leasedwrite
 
 import (
 	"context"
@@ -39,9 +39,9 @@ type deleteRead struct {
 // It returns the keys it holds the lease of, g keeping each; the others
 // are answered in result. A request whose client left returns its context's
 // error.
-func (p *Proxy) leaseDeleteKeys(c *call, g *guardedWrite, keys []*deleteKey, result *s3xml.DeleteResult) ([]*deleteKey, error) {
-	ctx := c.r.Context()
-	reads, readErrs := p.readDeleteStates(c, keys)
+func (w *Writer) leaseDeleteKeys(req Request, g *guard, keys []*deleteKey, result *s3xml.DeleteResult) ([]*deleteKey, error) {
+	ctx := req.Ctx
+	reads, readErrs := readDeleteStates(req, keys)
 	var wanted []*deleteKey
 	var reqs []dynamolease.LeaseRequest
 	for i, k := range keys {
@@ -51,19 +51,19 @@ func (p *Proxy) leaseDeleteKeys(c *call, g *guardedWrite, keys []*deleteKey, res
 		}
 		wanted = append(wanted, k)
 		reqs = append(reqs, dynamolease.LeaseRequest{Path: k.leasePath, ETag: reads[i].etag, ReadAt: reads[i].at,
-			Check: p.leaseCheck(c, k.target, k.conds, reads[i].etag)})
+			Check: leaseCheck(req, k.target, k.conds, reads[i].etag)})
 		k.read = reads[i]
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	budget := &sharedBudget{parent: ctx, d: p.leases.Options().WaitBudget}
+	budget := &sharedBudget{parent: ctx, d: w.leases.Options().WaitBudget}
 	defer budget.end()
 	one := func(_ context.Context, i int) (*dynamolease.Lease, error) {
 		k := wanted[i]
-		return p.acquireLease(budget.ctx(), c, k.target, k.conds, &stateRead{state: k.read.state, at: k.read.at})
+		return w.acquireLease(budget.ctx(), req, k.target, k.conds, &stateRead{state: k.read.state, at: k.read.at})
 	}
-	leases, errs := p.leases.AcquireMany(ctx, reqs, one)
+	leases, errs := w.leases.AcquireMany(ctx, reqs, one)
 	var held []*deleteKey
 	for i, k := range wanted {
 		lease, err := leases[i], errs[i]
@@ -71,7 +71,7 @@ func (p *Proxy) leaseDeleteKeys(c *call, g *guardedWrite, keys []*deleteKey, res
 			// A batch-created row whose re-check found another version
 			// the entries still hold on: lease that one, as Acquire's
 			// callers do (out of key order, within the budget).
-			lease, err = p.acquireLease(budget.ctx(), c, k.target, k.conds, nil)
+			lease, err = w.acquireLease(budget.ctx(), req, k.target, k.conds, nil)
 		}
 		if err == nil {
 			// Every lease taken goes to g, even once the client has left:
@@ -100,7 +100,7 @@ func (p *Proxy) leaseDeleteKeys(c *call, g *guardedWrite, keys []*deleteKey, res
 // readDeleteStates reads every key's state, deleteStateReads at a time,
 // and evaluates its entries on it: errs[i] answers key i when they all
 // fail (or the read did).
-func (p *Proxy) readDeleteStates(c *call, keys []*deleteKey) ([]deleteRead, []error) {
+func readDeleteStates(req Request, keys []*deleteKey) ([]deleteRead, []error) {
 	reads, errs := make([]deleteRead, len(keys)), make([]error, len(keys))
 	sem := make(chan struct{}, deleteStateReads)
 	var wg sync.WaitGroup
@@ -111,7 +111,7 @@ func (p *Proxy) readDeleteStates(c *call, keys []*deleteKey) ([]deleteRead, []er
 			defer wg.Done()
 			defer func() { <-sem }()
 			at := time.Now()
-			state, err := c.backend.head(c.r.Context(), k.target)
+			state, err := req.State.Head(req.Ctx, k.target)
 			if err == nil {
 				err = k.conds.Evaluate(state)
 			}

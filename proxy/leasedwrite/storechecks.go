@@ -1,4 +1,4 @@
-package proxy
+package leasedwrite
 
 import (
 	"net/http"
@@ -25,18 +25,18 @@ type StoreChecks struct {
 	IfMatch map[operation.Operation]bool
 }
 
-// storeConditionHeader is the condition header to send the store with c's
+// storeCondition is the condition header to send the store with req's
 // leased write, or nil when the store is not trusted with it.
-func storeConditionHeader(c *call, cond writeCondition) http.Header {
+func storeCondition(req Request, cond Condition) http.Header {
 	conds, ok := cond.(precondition.Conditions)
 	if !ok {
 		return nil // strict mode's unconditional writes: nothing to forward
 	}
-	checks := c.backend.StoreChecks
+	checks := req.Mode.Checks
 	switch etags := conds.ETags(); {
-	case conds.IsCreate() && checks.IfNoneMatch[c.op]:
+	case conds.IsCreate() && checks.IfNoneMatch[req.Op]:
 		return http.Header{precondition.HeaderIfNoneMatch: {"*"}}
-	case len(etags) == 1 && checks.IfMatch[c.op]:
+	case len(etags) == 1 && checks.IfMatch[req.Op]:
 		return http.Header{precondition.HeaderIfMatch: {etags[0]}}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package proxy
+package leasedwrite
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestWaitForReleasesCoversReleasesStartedWhileWaiting(t *testing.T) {
-	p := &Proxy{}
+	p := &Writer{}
 	if err := p.WaitForReleases(context.Background()); err != nil {
 		t.Fatalf("nothing running: %v", err)
 	}

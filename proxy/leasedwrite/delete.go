@@ -1,6 +1,7 @@
-package proxy
+package leasedwrite
 
 import (
+	"context"
 	"sort"
 
 	"github.com/s3cond/s3cond/dynamolease"
@@ -22,7 +23,16 @@ type deleteKey struct {
 	lease     *dynamolease.Lease
 }
 
-// deleteLeased deletes entries of which at least one carries a condition
+// DeleteSender sends a DeleteObjects' entries to the store. proxy
+// implements it for a call.
+type DeleteSender interface {
+	// Delete sends entries (each once) under ctx and gives every entry its
+	// answer in result; answered reports that the store's answer was read
+	// in full, whatever it said.
+	Delete(ctx context.Context, entries []s3xml.ObjectIdentifier, result *s3xml.DeleteResult) (answered bool, err error)
+}
+
+// DeleteObjects deletes entries of which at least one carries a condition
 // (or all, in strict mode), under the rules of every other conditional write:
 //   - each object is leased once, however many entries name it, in lease
 //     path order (so two such requests cannot deadlock), the rows nobody
@@ -34,16 +44,16 @@ type deleteKey struct {
 //     rule applies before the backend delete (SPEC §3 step 5);
 //   - once sent, the backend delete runs to its end whatever the client
 //     does, and the leases are released only after its answer
-//     (guardedWrite).
+//     (guard).
 //
 // Entries without a condition on objects no conditional entry names take no lease
-// (outside strict mode) and are sent along.
-func (p *Proxy) deleteLeased(c *call, entries []s3xml.ObjectIdentifier, strict bool, result *s3xml.DeleteResult) error {
-	keys, unleased := p.deleteKeys(c, entries, strict)
-	g := p.guardWrite(c)
+// (outside strict mode) and are sent along. req.KeyTarget names each entry's object.
+func (w *Writer) DeleteObjects(req Request, entries []s3xml.ObjectIdentifier, strict bool, result *s3xml.DeleteResult, sender DeleteSender) error {
+	keys, unleased := deleteKeys(req, entries, strict)
+	g := w.guardWrite(req)
 	defer g.end()
 
-	held, err := p.leaseDeleteKeys(c, g, keys, result)
+	held, err := w.leaseDeleteKeys(req, g, keys, result)
 	if err != nil {
 		return err
 	}
@@ -55,32 +65,28 @@ func (p *Proxy) deleteLeased(c *call, entries []s3xml.ObjectIdentifier, strict b
 			sentUnder = append(sentUnder, k)
 		}
 	}
-	send = p.keepHalfLeases(c, sentUnder, send, result)
+	send = w.keepHalfLeases(req, sentUnder, send, result)
 	if len(send) == 0 {
 		return nil
 	}
 	if err := g.reach(); err != nil {
 		return err
 	}
-	backendResult, answered, err := p.deleteOnBackend(c, g.ctx, distinctEntries(send))
+	answered, err := sender.Delete(g.ctx, send, result)
 	if answered {
 		g.answer()
 	}
-	if err != nil {
-		return err
-	}
-	answerEntries(send, backendResult, result)
-	return nil
+	return err
 }
 
 // deleteKeys groups the entries by the object they delete, in lease path
 // order; entries that need no lease come back apart.
-func (p *Proxy) deleteKeys(c *call, entries []s3xml.ObjectIdentifier, strict bool) ([]*deleteKey, []s3xml.ObjectIdentifier) {
+func deleteKeys(req Request, entries []s3xml.ObjectIdentifier, strict bool) ([]*deleteKey, []s3xml.ObjectIdentifier) {
 	byPath := map[string]*deleteKey{}
 	needsLease := map[string]bool{}
 	for _, o := range entries {
-		t := operation.Target{Bucket: c.target.Bucket, Key: o.Key, RawKey: escapeKey(o.Key)}
-		path := c.backend.leasePath(t)
+		t := req.KeyTarget(o.Key)
+		path := req.LeasePath(t)
 		k := byPath[path]
 		if k == nil {
 			k = &deleteKey{leasePath: path, target: t, conds: &keyConditions{}}
@@ -109,7 +115,7 @@ func (p *Proxy) deleteKeys(c *call, entries []s3xml.ObjectIdentifier, strict boo
 // LastModifiedTime, evaluated as DeleteObject's headers are; or, for an
 // entry without any on a leased key, any state (it replaces whatever
 // version is there, and contends with every writer of it).
-func entryCondition(o s3xml.ObjectIdentifier) writeCondition {
+func entryCondition(o s3xml.ObjectIdentifier) Condition {
 	if !o.Conditional() {
 		return precondition.AnyState{}
 	}
@@ -130,7 +136,7 @@ func (k *deleteKey) answerAll(err error, result *s3xml.DeleteResult) {
 				entryErr = own
 			}
 		}
-		result.Errors = append(result.Errors, entryError(o, entryErr))
+		result.Errors = append(result.Errors, s3xml.EntryError(o, entryErr))
 	}
 }
 
@@ -141,7 +147,7 @@ func (k *deleteKey) judgeEntries(result *s3xml.DeleteResult) []s3xml.ObjectIdent
 	var ok []s3xml.ObjectIdentifier
 	for i, o := range k.entries {
 		if err := k.conds.members[i].Evaluate(k.conds.last); err != nil {
-			result.Errors = append(result.Errors, entryError(o, err))
+			result.Errors = append(result.Errors, s3xml.EntryError(o, err))
 			continue
 		}
 		ok = append(ok, o.Unconditional())
@@ -153,10 +159,10 @@ func (k *deleteKey) judgeEntries(result *s3xml.DeleteResult) []s3xml.ObjectIdent
 // entries about to be sent: one that cannot be renewed in time takes its
 // entries out of the delete, each answered with the failure. Entries of the
 // key that judgeEntries already answered keep their one answer.
-func (p *Proxy) keepHalfLeases(c *call, keys []*deleteKey, send []s3xml.ObjectIdentifier, result *s3xml.DeleteResult) []s3xml.ObjectIdentifier {
+func (w *Writer) keepHalfLeases(req Request, keys []*deleteKey, send []s3xml.ObjectIdentifier, result *s3xml.DeleteResult) []s3xml.ObjectIdentifier {
 	dropped := map[string]error{}
 	for _, k := range keys {
-		err := p.ensureHalfLease(c.r.Context(), k.lease)
+		err := w.ensureHalfLease(req.Ctx, k.lease)
 		select {
 		case <-k.lease.Lost():
 			err = s3err.Newf(s3err.ConditionalRequestConflict, "The lease on this key was lost before the delete was sent; retry.")
@@ -171,9 +177,9 @@ func (p *Proxy) keepHalfLeases(c *call, keys []*deleteKey, send []s3xml.ObjectId
 	}
 	kept := send[:0:0]
 	for _, o := range send {
-		path := c.backend.leasePath(operation.Target{Bucket: c.target.Bucket, Key: o.Key})
+		path := req.LeasePath(operation.Target{Bucket: req.Target.Bucket, Key: o.Key})
 		if err, ok := dropped[path]; ok {
-			result.Errors = append(result.Errors, entryError(o, err))
+			result.Errors = append(result.Errors, s3xml.EntryError(o, err))
 			continue
 		}
 		kept = append(kept, o)
@@ -187,7 +193,7 @@ func (p *Proxy) keepHalfLeases(c *call, keys []*deleteKey, send []s3xml.ObjectId
 // lease, once acquired), on which each entry is then judged. Acquire calls
 // it on one goroutine only.
 type keyConditions struct {
-	members []writeCondition
+	members []Condition
 	last    precondition.ObjectState
 	seen    bool
 }
@@ -219,4 +225,4 @@ func (k *keyConditions) Covers(leaseETag string, s precondition.ObjectState) boo
 	return precondition.AnyState{}.Covers(leaseETag, s)
 }
 
-var _ writeCondition = (*keyConditions)(nil)
+var _ Condition = (*keyConditions)(nil)

@@ -1,4 +1,4 @@
-package proxy
+package leasedwrite
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // write's outcome is unknown (the store may have committed it), which a
 // client must treat as it treats a lost connection, and the leases are left
 // to expire (docs/spec.md §3).
-func (g *guardedWrite) heldThroughout() error {
+func (g *guard) heldThroughout() error {
 	g.mu.Lock()
 	leases := g.leases
 	g.mu.Unlock()
@@ -30,7 +30,7 @@ func (g *guardedWrite) heldThroughout() error {
 		default:
 		}
 		if lapsed {
-			g.p.log.Error().Str("request_id", g.c.id).Str("path", l.Path()).Uint64("generation", l.Generation()).
+			g.w.log.Error().Str("request_id", g.req.ID).Str("path", l.Path()).Uint64("generation", l.Generation()).
 				Msg("the store answered a leased write after its lease lapsed; answering 503, its outcome is unknown")
 			return s3err.Newf(s3err.ServiceUnavailable,
 				"The write's lease lapsed before the store answered; its outcome is unknown.")
@@ -47,10 +47,10 @@ func (g *guardedWrite) heldThroughout() error {
 // ConditionalRequestConflict, because the store did the write (409 says
 // nothing happened). The lease is counted lost (s3cond_leases_lost_total)
 // and left as it is. A lease store that cannot answer gets 503.
-func (g *guardedWrite) confirmLeases(leases []*dynamolease.Lease) error {
+func (g *guard) confirmLeases(leases []*dynamolease.Lease) error {
 	// The client may have hung up while the store worked: the answer is
 	// still owed to the log and the lease.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(g.c.r.Context()), g.p.leaseTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(g.req.Ctx), g.w.leaseTimeout)
 	defer cancel()
 	for _, l := range leases {
 		err := l.Confirm(ctx)
@@ -58,12 +58,12 @@ func (g *guardedWrite) confirmLeases(leases []*dynamolease.Lease) error {
 		case err == nil:
 			continue
 		case errors.Is(err, dynamolease.ErrLeaseLost):
-			g.p.log.Error().Err(err).Str("request_id", g.c.id).Str("path", l.Path()).Uint64("generation", l.Generation()).
+			g.w.log.Error().Err(err).Str("request_id", g.req.ID).Str("path", l.Path()).Uint64("generation", l.Generation()).
 				Msg("the store did a leased write whose lease was released or taken over meanwhile; answering 500, not success")
 			return s3err.Newf(s3err.InternalError,
 				"The write's lease was released or taken over while the store did it; another conditional write on the key may have succeeded.")
 		default:
-			g.p.log.Error().Err(err).Str("request_id", g.c.id).Str("path", l.Path()).
+			g.w.log.Error().Err(err).Str("request_id", g.req.ID).Str("path", l.Path()).
 				Msg("could not confirm a leased write's lease before answering; answering 503, its outcome is unknown")
 			return s3err.Newf(s3err.ServiceUnavailable,
 				"The write's lease could not be confirmed before answering; its outcome is unknown.")

@@ -1,11 +1,10 @@
-package proxy
+package leasedwrite
 
 import (
 	"context"
 	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
-	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
 )
 
@@ -27,8 +26,8 @@ type earlyLease struct {
 // its ETag depends on it (If-Match: *, lists, strict mode), or the body
 // streams (its lease is sought once the upload is in, so the first upload
 // to finish wins, and a long one re-checks).
-func (p *Proxy) startEarlyLease(c *call, conds writeCondition, readAt time.Time) *earlyLease {
-	pc, ok := conds.(precondition.Conditions)
+func (w *Writer) startEarlyLease(req Request, cond Condition, readAt time.Time) *earlyLease {
+	pc, ok := cond.(precondition.Conditions)
 	if !ok {
 		return nil
 	}
@@ -36,15 +35,15 @@ func (p *Proxy) startEarlyLease(c *call, conds writeCondition, readAt time.Time)
 	if !ok {
 		return nil
 	}
-	if sendsBody(c.op) && !bufferedBody(c.auth.Body.Length()) {
+	if sendsBody(req.Op) && !bufferedBody(req.ClientBodyLength) {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(c.r.Context())
+	ctx, cancel := context.WithCancel(req.Ctx)
 	e := &earlyLease{etag: etag, cancel: cancel, done: make(chan struct{})}
-	check := p.leaseCheck(c, c.target, conds, etag)
+	check := leaseCheck(req, req.Target, cond, etag)
 	go func() {
 		defer close(e.done)
-		e.lease, e.err = p.leases.AcquireAfterRead(ctx, c.backend.leasePath(c.target), etag, readAt, check)
+		e.lease, e.err = w.leases.AcquireAfterRead(ctx, req.LeasePath(req.Target), etag, readAt, check)
 	}()
 	return e
 }
@@ -56,28 +55,21 @@ func (e *earlyLease) wait() (*dynamolease.Lease, error) {
 	return e.lease, e.err
 }
 
-// abandon gives up an early lease: its write answered without it (the HEAD
-// failed, so no body was read), and the answer does not wait for the lease.
-// Whatever the lease store still grants is released in the background.
-func (p *Proxy) abandonEarly(e *earlyLease) {
+// abandonEarly gives up an early lease: its write answered without it (the
+// HEAD failed, so no body was read), and the answer does not wait for the
+// lease. Whatever the lease store still grants is released in the
+// background.
+func (w *Writer) abandonEarly(e *earlyLease) {
 	if e == nil {
 		return
 	}
 	e.cancel()
-	p.releases.start()
+	w.releases.start()
 	go func() {
-		defer p.releases.done()
+		defer w.releases.done()
 		<-e.done
 		if e.lease != nil {
-			p.releaseNotAwaited(e.lease)
+			w.releaseNotAwaited(e.lease)
 		}
 	}()
 }
-
-func sendsBody(op operation.Operation) bool {
-	return op == operation.PutObject || op == operation.CompleteMultipartUpload
-}
-
-// bufferedBody tells whether a body of this length is read whole before it
-// is sent (leasedWrite).
-func bufferedBody(length int64) bool { return length >= 0 && length <= maxBufferedBody }

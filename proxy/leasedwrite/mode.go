@@ -1,0 +1,48 @@
+package leasedwrite
+
+// Kind is how a store's conditional writes are served.
+type Kind int
+
+const (
+	// HoldBack leases a write whose body streams while its body streams:
+	// the final byte (or, on a store that reads aws-chunked streams, the
+	// final chunk) waits for the lease and the re-check (SPEC §4), so the
+	// first upload to finish wins, as on S3. The zero Kind: every store
+	// whose upload stays invisible until its last byte.
+	HoldBack Kind = iota
+	// LeaseFirst takes the lease and re-checks before the first byte
+	// leaves s3cond: for a store that shows an upload as it arrives and
+	// keeps what it got of one cut short (backend.writes_in_place, or the
+	// probe's in-place verdict), where a held-back byte guards nothing.
+	LeaseFirst
+	// Native forwards the conditions to the store, which enforces them
+	// itself, and takes no lease.
+	Native
+)
+
+// String names the kind as logs and metrics do.
+func (k Kind) String() string {
+	switch k {
+	case LeaseFirst:
+		return "lease-first"
+	case Native:
+		return "native"
+	}
+	return "hold-back"
+}
+
+// Mode is how one store's conditional writes are served, chosen by
+// internal/app from the configuration and the start-up probe, and read
+// per request (a store found worse at run time is switched to leasing at
+// once). Whether a PutObject body travels framed (aws-chunked) is not part
+// of it: framing covers unconditional writes too (Backend.FramedBodies), and
+// under HoldBack it is only how the final byte is held.
+type Mode struct {
+	Kind Kind
+	// Checks are the conditions a leased write still sends the store,
+	// which evaluates them right itself (storechecks.go). Zero: none.
+	Checks StoreChecks
+}
+
+// Leases reports whether writes in this mode take leases.
+func (m Mode) Leases() bool { return m.Kind != Native }
