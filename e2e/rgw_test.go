@@ -1,8 +1,13 @@
 package e2e
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3cond/s3cond/internal/probe"
 	"github.com/s3cond/s3cond/internal/testservers"
@@ -53,4 +58,49 @@ var rgwVerdicts = map[string]probe.Verdict{
 	probe.AtomicUploads: probe.Native,
 }
 
-func testRGWDirect(t *testing.T, store Store) {}
+// testRGWDirect: the controls. The same operations straight on RGW, with
+// its own key, come out wrong where the races through s3cond came out
+// right, so the races measured something.
+func testRGWDirect(t *testing.T, store Store) {
+	direct := NewS3Client(store.Endpoint, store.Cred, nil)
+	CreateBucket(t, direct, "direct")
+	ctx := t.Context()
+	t.Run("cas_quoted_etag", func(t *testing.T) {
+		// Every SDK quotes the ETag it sends back: RGW refuses the CAS
+		// though the object is unchanged, so no CAS client makes progress.
+		putBytes(t, ctx, direct, "direct", "cas", []byte("v1"))
+		_, err := direct.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("direct"), Key: aws.String("cas"),
+			Body: bytes.NewReader([]byte("v2")), IfMatch: aws.String(etagOf("v1"))})
+		if s := HTTPStatus(err); s != 412 {
+			t.Fatalf("CAS with the current quoted ETag straight on RGW: %v (status %d), the control expects its 412", err, s)
+		}
+	})
+	t.Run("delete_after_put", func(t *testing.T) {
+		// The outcome the delete_versus_put race must never have: a PUT
+		// and a DELETE both conditioned on v1's ETag both succeed (the
+		// PUT's ETag unquoted, as RGW wants it; the DELETE's ignored).
+		putBytes(t, ctx, direct, "direct", "contested", []byte("v1"))
+		unquoted := strings.Trim(etagOf("v1"), `"`)
+		if _, err := direct.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("direct"), Key: aws.String("contested"),
+			Body: bytes.NewReader([]byte("v2")), IfMatch: aws.String(unquoted)}); err != nil {
+			t.Fatalf("CAS with the unquoted ETag straight on RGW: %v", err)
+		}
+		_, err := direct.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("direct"), Key: aws.String("contested"),
+			IfMatch: aws.String(etagOf("v1"))})
+		if err != nil {
+			t.Fatalf("DELETE If-Match of the replaced version straight on RGW: %v; the control expects RGW to delete v2 regardless", err)
+		}
+		requireMissing(t, ctx, direct, "direct", "contested")
+	})
+	t.Run("copy_create", func(t *testing.T) {
+		rounds := raceCopyCreates(t, []*s3.Client{direct}, direct, "direct", 3, 8)
+		most := 0
+		for _, r := range rounds {
+			most = max(most, len(r.winners))
+		}
+		t.Logf("most copies told they created the destination in one round, straight on RGW: %d", most)
+		if most <= 1 {
+			t.Fatal("no round had two winners straight on RGW: the control measured nothing")
+		}
+	})
+}
