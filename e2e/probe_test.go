@@ -179,7 +179,7 @@ func TestProbeEmbeddedStore(t *testing.T) {
 // (scripts/probe-stores.sh sets S3COND_PROBE_EXTRA_STORES=1 and builds it),
 // not in every CI run: a deliberate choice, documented in docs/stores.md.
 func TestProbeRcloneServeS3(t *testing.T) {
-	if os.Getenv("S3COND_PROBE_EXTRA_STORES") != "1" {
+	if os.Getenv(extraStoresOptIn) != "1" {
 		t.Skip("rclone serve s3 is an opt-in store of the testbed: run scripts/probe-stores.sh")
 	}
 	cred := Credentials{"rcloneaccesskey", "rclonesecretkey123"} // short keys are refused (403 InvalidAccessKeyId)

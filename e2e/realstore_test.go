@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/s3cond/s3cond/internal/probe"
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
@@ -20,6 +21,18 @@ import (
 // through a fleet of s3cond processes in front of it. Each store's own
 // test (rgw_test.go, seaweedfs_test.go) starts the store once, since it is
 // slow to start, and runs these as its subtests.
+
+// testRealStore runs the cell's shared subtests on store, started by the
+// caller: the probe's verdicts, what auto chooses (lease, the first
+// capability short of native being notNative), the races through s3cond.
+func testRealStore(t *testing.T, store Store, verdicts map[string]probe.Verdict, notNative string) {
+	CreateBucket(t, NewS3Client(store.Endpoint, store.Cred, nil), probeBucket)
+	t.Run("probe", func(t *testing.T) {
+		wantProbeVerdicts(t, probeCLI(t, store.Endpoint, store.Cred), probe.RecommendLease, verdicts)
+	})
+	t.Run("auto", func(t *testing.T) { testAutoKeepsLeasing(t, store, notNative) })
+	t.Run("races", func(t *testing.T) { testRacesThroughS3cond(t, store) })
+}
 
 // testAutoKeepsLeasing: s3cond under `conditional: auto` probes the store,
 // keeps leasing (some conditional operation the store ignores), and its

@@ -29,12 +29,7 @@ func TestRGW(t *testing.T) {
 		t.Logf("radosgw %s, the verdicts were measured on %s: a failure below may be a new version's behaviour", rgw.Version, rgwMeasuredVersion)
 	}
 	store := Store{Kind: BackendRGW, Endpoint: rgw.Endpoint, Cred: Credentials{rgw.AccessKey, rgw.Secret}}
-	CreateBucket(t, NewS3Client(store.Endpoint, store.Cred, nil), probeBucket)
-	t.Run("probe", func(t *testing.T) {
-		wantProbeVerdicts(t, probeCLI(t, store.Endpoint, store.Cred), probe.RecommendLease, rgwVerdicts)
-	})
-	t.Run("auto", func(t *testing.T) { testAutoKeepsLeasing(t, store, "put_if_match") })
-	t.Run("races", func(t *testing.T) { testRacesThroughS3cond(t, store) })
+	testRealStore(t, store, rgwVerdicts, probe.PutIfMatch)
 	t.Run("direct", func(t *testing.T) { testRGWDirect(t, store) })
 }
 
