@@ -5,9 +5,12 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -25,12 +28,12 @@ import (
 // testRealStore runs the cell's shared subtests on store, started by the
 // caller: the probe's verdicts, what auto chooses (lease, the first
 // capability short of native being notNative), the races through s3cond.
-func testRealStore(t *testing.T, store Store, verdicts map[string]probe.Verdict, notNative string) {
+func testRealStore(t *testing.T, store Store, verdicts map[string]probe.Verdict, notNative string, storeChecks ...string) {
 	CreateBucket(t, NewS3Client(store.Endpoint, store.Cred, nil), probeBucket)
 	t.Run("probe", func(t *testing.T) {
 		wantProbeVerdicts(t, probeCLI(t, store.Endpoint, store.Cred), probe.RecommendLease, verdicts)
 	})
-	t.Run("auto", func(t *testing.T) { testAutoKeepsLeasing(t, store, notNative) })
+	t.Run("auto", func(t *testing.T) { testAutoKeepsLeasing(t, store, notNative, storeChecks) })
 	t.Run("races", func(t *testing.T) { testRacesThroughS3cond(t, store) })
 }
 
@@ -39,9 +42,10 @@ func testRealStore(t *testing.T, store Store, verdicts map[string]probe.Verdict,
 // leased writes, which still send the store the conditions the probe found
 // it checks right, come out as S3's: a create, a CAS with the ETag as every
 // SDK quotes it, a stale CAS refused.
-func testAutoKeepsLeasing(t *testing.T, store Store, notNative string) {
+func testAutoKeepsLeasing(t *testing.T, store Store, notNative string, storeChecks []string) {
 	s := startS3condOn(t, store, "auto")
 	requireLogged(t, s, "conditional writes: lease", "not_native="+notNative)
+	requireStoreChecks(t, s, storeChecks)
 	c := NewS3Client(s.Endpoint, Credentials{"client", "client-secret"}, nil)
 	ctx := t.Context()
 	key := "auto-cas"
@@ -59,6 +63,28 @@ func testAutoKeepsLeasing(t *testing.T, store Store, notNative string) {
 	}
 	if got := getBytes(t, ctx, c, probeBucket, key); string(got) != "v2" {
 		t.Fatalf("key holds %q, want v2", got)
+	}
+}
+
+// requireStoreChecks checks the conditions s3cond logged it still sends
+// the store on leased writes (those the probe found the store checks
+// right): exactly want, each "Operation Header".
+func requireStoreChecks(t *testing.T, s *testservers.S3cond, want []string) {
+	t.Helper()
+	const logged = "leased writes still send the store the conditions it checks right itself"
+	var line string
+	for _, l := range strings.Split(s.Process.WaitForOutput(t, 10*time.Second, logged), "\n") {
+		if strings.Contains(l, logged) {
+			line = l
+		}
+	}
+	for _, op := range []string{"PutObject", "CopyObject", "CompleteMultipartUpload"} {
+		for _, header := range []string{"If-None-Match", "If-Match"} {
+			name := op + " " + header
+			if got, wanted := strings.Contains(line, `"`+name+`"`), slices.Contains(want, name); got != wanted {
+				t.Errorf("store check %q logged: %t, want %t (%s)", name, got, wanted, line)
+			}
+		}
 	}
 }
 
