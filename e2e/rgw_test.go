@@ -31,7 +31,7 @@ func TestRGW(t *testing.T) {
 	store := Store{Kind: BackendRGW, Endpoint: rgw.Endpoint, Cred: Credentials{rgw.AccessKey, rgw.Secret}}
 	// Of the conditions leased writes could also send, RGW checks only
 	// PutObject If-None-Match right (its If-Match wants the ETag unquoted).
-	testRealStore(t, store, rgwVerdicts, probe.PutIfMatch, "PutObject If-None-Match")
+	testRealStore(t, store, rgwVerdicts, []string{probe.PutIfMatch}, storeCheckWant{must: []string{"PutObject If-None-Match"}})
 	t.Run("direct", func(t *testing.T) { testRGWDirect(t, store) })
 }
 
