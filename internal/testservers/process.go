@@ -1,5 +1,5 @@
 // Package testservers starts the real servers s3cond's tests run against
-// (moto_server, dynalite, versitygw, s3cond itself) as child processes bound
+// (moto_server, dynalite, versitygw, Ceph RGW, SeaweedFS, s3cond itself) as child processes bound
 // to 127.0.0.1 on free ports, and stops them when the test ends. A missing
 // program fails the test, naming the install step; only `go test -short`
 // skips it (see Require).
