@@ -9,10 +9,11 @@
 // only s3cond has (several keys, grants, leases, its embedded defaults) do
 // not run in it, and rows where versitygw itself differs from Amazon S3 skip
 // there, each naming the difference. In the default mode, which test.sh
-// and CI run, one test skips, by choice: TestProbeRcloneServeS3, the probe's
-// rclone `serve s3` cell, runs only with S3COND_PROBE_EXTRA_STORES=1
-// (scripts/probe-stores.sh), since building rclone takes longer than the
-// rest of the suite's set-up (docs/stores.md). `go test -short` skips a
+// and CI run, two tests skip, by choice: TestProbeRcloneServeS3, the probe's
+// rclone `serve s3` cell, and TestSeaweedFS, SeaweedFS's cell, run only with
+// S3COND_PROBE_EXTRA_STORES=1 (scripts/probe-stores.sh), since building
+// rclone or SeaweedFS takes longer than the rest of the suite's set-up
+// (docs/stores.md, docs/testing.md). `go test -short` skips a
 // test whose server or client program is not installed, naming it
 // (testservers.Require); without -short that test fails instead.
 package e2e

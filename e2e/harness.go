@@ -57,6 +57,12 @@ const (
 	// BackendMoto is moto's S3 emulation, which keeps the configurations
 	// (replication, inventory, notification, policy) it is given.
 	BackendMoto BackendKind = "moto"
+	// BackendRGW is Ceph's RADOS Gateway, one per test binary run (it takes
+	// about 20 s to start): tests reach it through WithStore.
+	BackendRGW BackendKind = "rgw"
+	// BackendSeaweedFS is SeaweedFS's S3 gateway, an opt-in store (see
+	// e2e/seaweedfs_test.go), also reached through WithStore.
+	BackendSeaweedFS BackendKind = "seaweedfs"
 )
 
 // Store is how a test reaches the backend store itself, behind s3cond.
@@ -114,6 +120,8 @@ type envSetup struct {
 	env       []string
 	// backendIAM starts versitygw with its IAM service (admin API users).
 	backendIAM bool
+	// store, when set, is a store already running: NewEnv starts none.
+	store *Store
 }
 
 // WithBackendIAM starts versitygw with its internal IAM service, so that
@@ -122,6 +130,11 @@ func WithBackendIAM() Option { return func(s *envSetup) { s.backendIAM = true } 
 
 // WithBackend picks the store behind s3cond (default versitygw).
 func WithBackend(kind BackendKind) Option { return func(s *envSetup) { s.backend = kind } }
+
+// WithStore puts s3cond in front of a store the test already runs (one
+// that is slow to start and shared by several tests, such as Ceph RGW)
+// instead of starting one.
+func WithStore(store Store) Option { return func(s *envSetup) { s.store = &store } }
 
 // WithConfig lets a test change s3cond's configuration before it starts.
 func WithConfig(change func(*Config)) Option {
@@ -147,10 +160,13 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 		opt(&setup)
 	}
 	e := &Env{Mode: TargetMode()}
-	if setup.backendIAM {
+	switch {
+	case setup.store != nil:
+		e.Store = *setup.store
+	case setup.backendIAM:
 		e.Backend = testservers.StartVersityGWWithIAM(t)
 		e.Store = Store{Kind: BackendVersityGW, Endpoint: e.Backend.Endpoint, Cred: Credentials{e.Backend.AccessKey, e.Backend.Secret}}
-	} else {
+	default:
 		e.Store, e.Backend = StartStore(t, setup.backend)
 	}
 	if e.Mode == ModeDirect {

@@ -41,6 +41,12 @@ func probeCLI(t *testing.T, endpoint string, cred Credentials) probe.Report {
 // logs what it finds instead of checking it.
 const notMeasured probe.Verdict = ""
 
+// nativeOrRacy marks a capability a store gets right sequentially and
+// loses a race of only now and then (SeaweedFS's DeleteObjects entries lose
+// about 2 rounds in 30 against a CAS): the probe's few rounds find it racy
+// in some runs and native in others, and either verdict is accepted.
+const nativeOrRacy probe.Verdict = "native or racy"
+
 func wantProbeVerdicts(t *testing.T, rep probe.Report, recommendation string, want map[string]probe.Verdict) {
 	t.Helper()
 	var table strings.Builder
@@ -56,6 +62,10 @@ func wantProbeVerdicts(t *testing.T, rep probe.Report, recommendation string, wa
 			got := rep.Capabilities[name]
 			if want[name] == notMeasured {
 				t.Logf("not yet measured on this store: %s (%s)", got.Verdict, got.Detail)
+				return
+			}
+			if want[name] == nativeOrRacy && (got.Verdict == probe.Native || got.Verdict == probe.Racy) {
+				t.Logf("%s: a race this store loses only by chance (%s)", got.Verdict, got.Detail)
 				return
 			}
 			if got.Verdict != want[name] {
@@ -179,7 +189,7 @@ func TestProbeEmbeddedStore(t *testing.T) {
 // (scripts/probe-stores.sh sets S3COND_PROBE_EXTRA_STORES=1 and builds it),
 // not in every CI run: a deliberate choice, documented in docs/stores.md.
 func TestProbeRcloneServeS3(t *testing.T) {
-	if os.Getenv("S3COND_PROBE_EXTRA_STORES") != "1" {
+	if os.Getenv(extraStoresOptIn) != "1" {
 		t.Skip("rclone serve s3 is an opt-in store of the testbed: run scripts/probe-stores.sh")
 	}
 	cred := Credentials{"rcloneaccesskey", "rclonesecretkey123"} // short keys are refused (403 InvalidAccessKeyId)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The probe's opt-in stores (docs/stores.md): builds rclone v1.76 for its
-# `serve s3` (many minutes on a fresh machine; cached after) and runs the
-# probe's e2e cells on it, beside the ones every test run has.
+# The testbed's opt-in stores (docs/stores.md, docs/testing.md): builds
+# rclone v1.76 for its `serve s3` and SeaweedFS 4.53's weed (many minutes
+# each on a fresh machine; cached after) and runs their e2e cells (the
+# probe's verdicts; for SeaweedFS also auto's choice, the races through
+# s3cond and their controls), beside the probe cells every test run has.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 versitygw_bin="$HOME/.cache/s3cond/bin"
@@ -13,4 +15,8 @@ if [ -z "${S3COND_RCLONE_S3:-}" ] && [ ! -x "$versitygw_bin/rclone-serve-s3" ]; 
 	mv "$rclone_build/rclone" "$versitygw_bin/rclone-serve-s3" && rmdir "$rclone_build"
 fi
 
-S3COND_PROBE_EXTRA_STORES=1 go test -count=1 -run 'TestProbe' ./e2e
+if [ -z "${S3COND_SEAWEEDFS:-}" ]; then
+	scripts/build-seaweedfs.sh
+fi
+
+S3COND_PROBE_EXTRA_STORES=1 go test -count=1 -run 'TestProbe|TestSeaweedFS' ./e2e

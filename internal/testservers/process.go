@@ -1,5 +1,5 @@
 // Package testservers starts the real servers s3cond's tests run against
-// (moto_server, dynalite, versitygw, s3cond itself) as child processes bound
+// (moto_server, dynalite, versitygw, Ceph RGW, SeaweedFS, s3cond itself) as child processes bound
 // to 127.0.0.1 on free ports, and stops them when the test ends. A missing
 // program fails the test, naming the install step; only `go test -short`
 // skips it (see Require).
@@ -42,6 +42,10 @@ type Spec struct {
 	Dir   string
 	Addr  string        // the address to wait for
 	Wait  time.Duration // how long to wait for Addr to accept; default 30 s
+	// Ready, for a server whose ports are not known in advance (a Ceph
+	// OSD binds what it finds free), is what it prints once it is up:
+	// waited for instead of Addr, which is then empty.
+	Ready string
 }
 
 // FreeAddr returns "127.0.0.1:PORT" for a free port.
@@ -92,7 +96,11 @@ func StartProcess(spec Spec) (*Process, error) {
 	if wait == 0 {
 		wait = 30 * time.Second
 	}
-	if err := p.waitListening(wait); err != nil {
+	waitReady := func() error { return p.waitListening(wait) }
+	if spec.Addr == "" && spec.Ready != "" {
+		waitReady = func() error { return p.waitPrinted(wait, spec.Ready) }
+	}
+	if err := waitReady(); err != nil {
 		p.Stop()
 		return nil, fmt.Errorf("%s did not start: %w\n%s", spec.Name, err, out.String())
 	}
@@ -114,6 +122,27 @@ func (p *Process) waitListening(wait time.Duration) error {
 		case <-ctx.Done():
 			return fmt.Errorf("no listener on %s after %s", p.Addr, wait)
 		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (p *Process) waitPrinted(wait time.Duration, want string) error {
+	timeout := time.NewTimer(wait)
+	defer timeout.Stop()
+	for {
+		out, changed := p.out.snapshot()
+		if strings.Contains(out, want) {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-p.done:
+			if strings.Contains(p.out.String(), want) {
+				return nil
+			}
+			return fmt.Errorf("exited without printing %q: %v", want, p.err)
+		case <-timeout.C:
+			return fmt.Errorf("did not print %q within %s", want, wait)
 		}
 	}
 }
@@ -157,24 +186,10 @@ func (p *Process) Output() string { return p.out.String() }
 // without printing it.
 func (p *Process) WaitForOutput(t testing.TB, d time.Duration, want string) string {
 	t.Helper()
-	timeout := time.NewTimer(d)
-	defer timeout.Stop()
-	for {
-		out, changed := p.out.snapshot()
-		if strings.Contains(out, want) {
-			return out
-		}
-		select {
-		case <-changed:
-		case <-p.done:
-			if out = p.out.String(); strings.Contains(out, want) {
-				return out
-			}
-			t.Fatalf("%s exited without printing %q:\n%s", p.Name, want, out)
-		case <-timeout.C:
-			t.Fatalf("%s did not print %q within %s:\n%s", p.Name, want, d, out)
-		}
+	if err := p.waitPrinted(d, want); err != nil {
+		t.Fatalf("%s %v:\n%s", p.Name, err, p.Output())
 	}
+	return p.Output()
 }
 
 type lockedBuffer struct {

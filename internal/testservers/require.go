@@ -16,7 +16,7 @@ const installStep = "scripts/test-deps.sh installs it (./test.sh runs that first
 // installed, and returns its path. Known names: "moto" (moto_server, or the
 // Python of $S3COND_MOTO_PYTHON), "dynalite" (node and the dynalite pinned by
 // e2e/node), "node_modules" (node and e2e/node's pinned packages),
-// "versitygw", "boto3" (the first python3 on PATH, importing boto3),
+// "versitygw", "rclone-serve-s3", "seaweedfs" (weed), "boto3" (the first python3 on PATH, importing boto3),
 // "debian-boto3" (Debian's /usr/bin/python3 with python3-boto3); any other name is looked up on PATH.
 //
 // A missing program fails the test with a message naming the install step,
@@ -67,6 +67,8 @@ func find(t testing.TB, program string) (string, error) {
 		return VersityGWPath()
 	case "rclone-serve-s3":
 		return RcloneS3Path()
+	case "seaweedfs":
+		return SeaweedFSPath()
 	case "s3rver":
 		if _, err := exec.LookPath("node"); err != nil {
 			return "", err

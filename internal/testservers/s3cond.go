@@ -177,8 +177,16 @@ func (s *S3cond) start(t testing.TB) *Process {
 		path, args = s.wrap[0], append(append(slices.Clone(s.wrap[1:]), s.bin), args...)
 	}
 	return Start(t, Spec{Name: "s3cond", Path: path, Args: args, Env: s.env, Dir: s.Dir, Addr: s.Addr,
-		Wait: 20 * time.Second})
+		Wait: s3condStartWait})
 }
+
+// s3condStartWait covers s3cond's start-up under `conditional: auto`: it
+// listens only after probing the store, which may take the probe's whole
+// bound (internal/probe's DefaultTimeout, 60 s) and its cleanup (at most
+// 20 s) on a store whose losing writers answer slowly (SeaweedFS: about
+// 20 s on a loaded machine). internal/probe's tests import this package,
+// so the bound is restated, not imported.
+const s3condStartWait = 90 * time.Second
 
 // Restart stops s3cond (if it still runs) and starts it again with the same
 // configuration, address and working directory.
