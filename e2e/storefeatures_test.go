@@ -165,15 +165,12 @@ var featuresAlone = map[BackendKind]storeFeatures{
 		RetriedCompleteIfNoneMatch: "200, same ETag", SigV2: "200"},
 }
 
-// featuresThroughS3cond is its "through s3cond today" table. The moto
-// cell of a conditional Complete is a defect (s3cond refuses moto's
-// ListParts answer, whose root is ListPartsResponse), pinned here so that
-// its fix updates the page.
+// featuresThroughS3cond is its "through s3cond today" table.
 var featuresThroughS3cond = map[BackendKind]storeFeatures{
 	BackendVersityGW: {Append: "refused 501 NotImplemented", Rename: "refused 501 NotImplemented", RetriedComplete: "200, same ETag",
 		RetriedCompleteIfNoneMatch: "412 PreconditionFailed", SigV2: "200"},
 	BackendS3rver: {Append: "refused 501 NotImplemented", Rename: "refused 501 NotImplemented", RetriedComplete: "500 InternalError",
 		RetriedCompleteIfNoneMatch: "412 PreconditionFailed", SigV2: "200"},
 	BackendMoto: {Append: "refused 501 NotImplemented", Rename: "refused 501 NotImplemented", RetriedComplete: "200, same ETag",
-		RetriedCompleteIfNoneMatch: "the first Complete: 502 BadGateway", SigV2: "200"},
+		RetriedCompleteIfNoneMatch: "412 PreconditionFailed", SigV2: "200"},
 }

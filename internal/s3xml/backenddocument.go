@@ -127,7 +127,7 @@ func ReadUploadChecksum(r io.Reader) (UploadChecksum, error) {
 	if err != nil {
 		return UploadChecksum{}, err
 	}
-	if _, err := scan(data, shape{roots: []string{"ListPartsResult", "Error"}}); err != nil {
+	if _, err := scan(data, shape{roots: append(listPartsRoots[:len(listPartsRoots):len(listPartsRoots)], "Error")}); err != nil {
 		return UploadChecksum{}, fmt.Errorf("backend ListParts answer: %w", err)
 	}
 	var doc struct {
@@ -139,6 +139,11 @@ func ReadUploadChecksum(r io.Reader) (UploadChecksum, error) {
 	}
 	return UploadChecksum{Algorithm: strings.TrimSpace(doc.ChecksumAlgorithm), Code: doc.Code}, nil
 }
+
+// listPartsRoots are the roots a ListParts answer comes under: S3's, and
+// the ListPartsResponse of stores whose answers are generated from the
+// SDK's model (moto 5.2), the same document under another name.
+var listPartsRoots = []string{"ListPartsResult", "ListPartsResponse"}
 
 // PartsPage is one ListParts answer as lease sizing reads it: the parts'
 // sizes and where the next page starts.
@@ -155,7 +160,7 @@ func ReadPartsPage(r io.Reader, limit int64, maxParts int) (PartsPage, error) {
 	if err != nil {
 		return PartsPage{}, err
 	}
-	if _, err := scan(data, shape{roots: []string{"ListPartsResult"}, child: "Part", maxChildren: maxParts}); err != nil {
+	if _, err := scan(data, shape{roots: listPartsRoots, child: "Part", maxChildren: maxParts}); err != nil {
 		return PartsPage{}, fmt.Errorf("backend ListParts answer: %w", err)
 	}
 	var doc struct {

@@ -72,6 +72,14 @@ func TestReadPartsPage(t *testing.T) {
 	if !page.IsTruncated || page.NextPartNumberMarker != "2" || len(page.Sizes) != 2 || page.Sizes[0] != 5<<20 || page.Sizes[1] != 7 {
 		t.Fatalf("page %+v", page)
 	}
+	// moto 5.2 answers ListParts under its model's name for the document.
+	moto := strings.ReplaceAll(doc, "ListPartsResult", "ListPartsResponse")
+	if page, err := ReadPartsPage(strings.NewReader(moto), 1<<20, 1000); err != nil || len(page.Sizes) != 2 {
+		t.Fatalf("moto's ListPartsResponse: %+v, %v", page, err)
+	}
+	if got, err := ReadUploadChecksum(strings.NewReader(`<ListPartsResponse><ChecksumAlgorithm>CRC32</ChecksumAlgorithm></ListPartsResponse>`)); err != nil || got.Algorithm != "CRC32" {
+		t.Fatalf("moto's ListPartsResponse checksum: %+v, %v", got, err)
+	}
 	for name, bad := range map[string]struct {
 		doc      string
 		limit    int64
