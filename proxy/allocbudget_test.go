@@ -46,7 +46,9 @@ func TestAllocBudgetForwardPut4KiB(t *testing.T) {
 
 // sdkHeaders are the further headers aws-sdk-go-v2 sends with a GetObject
 // or PutObject (s3cond-bench's client): each is parsed by net/http and
-// carried to the store, so a regression per header shows here.
+// carried to the store, so a regression per header shows here. The SDK
+// names the call in the query too (?x-id=GetObject), which s3cond checks
+// and drops (sdkcallname.go).
 var sdkHeaders = [][2]string{
 	{"User-Agent", "aws-sdk-go-v2/1.39.2 ua/2.1 os/linux lang/go#1.25 md/GOOS#linux api/s3#1.88.4"},
 	{"Amz-Sdk-Invocation-Id", "5d3e6c1a-2f0b-4c1e-9a59-1f2e3d4c5b6a"},
@@ -57,15 +59,15 @@ var sdkHeaders = [][2]string{
 func TestAllocBudgetForwardGet4KiBSDKHeaders(t *testing.T) {
 	body := bytes.Repeat([]byte("g"), 4<<10)
 	host, conn, br := benchFront(t, body)
-	r := &wireRequest{method: http.MethodGet, target: "/" + bucketName + "/key", header: append([][2]string(nil), sdkHeaders...)}
+	r := &wireRequest{method: http.MethodGet, target: "/" + bucketName + "/key?x-id=GetObject", header: append([][2]string(nil), sdkHeaders...)}
 	r.sign(t, host, sigv4.EmptyPayloadHash)
 	raw := r.bytes(host)
-	assertForwardAllocBudget(t, 52, func() { replayOnce(t, conn, br, raw, len(body)) })
+	assertForwardAllocBudget(t, 56, func() { replayOnce(t, conn, br, raw, len(body)) })
 }
 
 func TestAllocBudgetForwardPut4KiBSDKHeaders(t *testing.T) {
 	host, conn, br := benchFront(t, nil)
 	header := append([][2]string{{"Content-Type", "application/octet-stream"}}, sdkHeaders...)
-	raw := signedWirePut(t, host, "key", bytes.Repeat([]byte("p"), 4<<10), header...).bytes(host)
-	assertForwardAllocBudget(t, 65, func() { replayOnce(t, conn, br, raw, 0) })
+	raw := signedWirePut(t, host, "key?x-id=PutObject", bytes.Repeat([]byte("p"), 4<<10), header...).bytes(host)
+	assertForwardAllocBudget(t, 69, func() { replayOnce(t, conn, br, raw, 0) })
 }
