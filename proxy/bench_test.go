@@ -26,13 +26,13 @@ import (
 // same body and every other request with an ETag), reached over one
 // kept-alive client connection. Stub and client allocate nothing per
 // request, so allocs/op is s3cond's own.
-func benchFront(b *testing.B, getBody []byte) (host string, conn net.Conn, br *bufio.Reader) {
+func benchFront(b testing.TB, getBody []byte) (host string, conn net.Conn, br *bufio.Reader) {
 	return benchFrontLogged(b, getBody, zerolog.Nop(), nil)
 }
 
 // benchFrontLogged is benchFront with an access log written to log, and
 // the backend's settings changed by tune (nil: none).
-func benchFrontLogged(b *testing.B, getBody []byte, log zerolog.Logger, tune func(*Backend)) (host string, conn net.Conn, br *bufio.Reader) {
+func benchFrontLogged(b testing.TB, getBody []byte, log zerolog.Logger, tune func(*Backend)) (host string, conn net.Conn, br *bufio.Reader) {
 	b.Helper()
 	u := rawStubBackend(b, getBody)
 	backend := &Backend{Name: "bench", Endpoint: u, Client: &http.Client{Transport: sigv4.NewResigner(
@@ -60,7 +60,7 @@ func benchFrontLogged(b *testing.B, getBody []byte, log zerolog.Logger, tune fun
 
 // rawStubBackend serves HTTP/1.1 keep-alive connections with fixed answers,
 // reading each request head into a reused buffer and discarding its body.
-func rawStubBackend(b *testing.B, getBody []byte) *url.URL {
+func rawStubBackend(b testing.TB, getBody []byte) *url.URL {
 	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -132,23 +132,29 @@ func replay(b *testing.B, conn net.Conn, br *bufio.Reader, raw []byte, wantBody 
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := conn.Write(raw); err != nil {
-			b.Fatal(err)
-		}
-		status, err := br.Peek(12)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if !bytes.Equal(status[9:12], []byte("200")) {
-			b.Fatalf("status line %q", status)
-		}
-		_, length, err := readRawHead(br)
-		if err != nil || length != int64(wantBody) {
-			b.Fatalf("%d body bytes, err %v; want %d", length, err, wantBody)
-		}
-		if _, err := br.Discard(int(length)); err != nil {
-			b.Fatal(err)
-		}
+		replayOnce(b, conn, br, raw, wantBody)
+	}
+}
+
+// replayOnce sends raw once on conn and reads and checks its answer,
+// allocating nothing itself.
+func replayOnce(t testing.TB, conn net.Conn, br *bufio.Reader, raw []byte, wantBody int) {
+	if _, err := conn.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	status, err := br.Peek(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(status[9:12], []byte("200")) {
+		t.Fatalf("status line %q", status)
+	}
+	_, length, err := readRawHead(br)
+	if err != nil || length != int64(wantBody) {
+		t.Fatalf("%d body bytes, err %v; want %d", length, err, wantBody)
+	}
+	if _, err := br.Discard(int(length)); err != nil {
+		t.Fatal(err)
 	}
 }
 

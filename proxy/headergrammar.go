@@ -70,8 +70,12 @@ func checkHeaders(h http.Header) (http.Header, error) {
 		if out == nil {
 			out = http.Header{}
 		}
-		out[g.key] = nil
-		if sent != "" {
+		switch {
+		case sent == "":
+			out[g.key] = nil
+		case sent == values[0] && len(values) == 1:
+			out[g.key] = values[:1:1] // as sent: the client's value, not a copy
+		default:
 			out[g.key] = []string{sent}
 		}
 	}

@@ -70,7 +70,7 @@ func isChecksumHeader(name string) bool {
 // has refused any request whose Connection header names more than hop-by-hop
 // headers, so this drops nothing that was signed or classified on.
 func outboundHeader(in http.Header, forwardChecksums, stripConditions bool) http.Header {
-	out := make(http.Header, len(in))
+	out := make(http.Header, outboundHeaderRoom(in))
 	listed := connectionListed(in)
 	for name, values := range in {
 		switch {
@@ -85,9 +85,31 @@ func outboundHeader(in http.Header, forwardChecksums, stripConditions bool) http
 			}
 			continue
 		}
-		out[name] = append([]string(nil), values...)
+		// The client's values are shared, not copied (one allocation per
+		// header): nothing changes a header value in place, and the full
+		// slice expression makes any append copy first.
+		out[name] = values[:len(values):len(values)]
 	}
 	return out
+}
+
+// droppedOnTheWay are the headers of a signed request that outboundHeader
+// drops, and the re-signer then sets again (all but Content-Length).
+var droppedOnTheWay = [...]string{"Authorization", "X-Amz-Date", "X-Amz-Content-Sha256", "Content-Length"}
+
+// outboundHeaderRoom is the size hint for the backend request's header map:
+// what is kept of in, plus the three headers the re-signer adds. Hinting
+// len(in) instead would make a typical SDK PutObject (nine or ten headers)
+// a map past eight entries, a table of four allocations rather than one
+// group, when what the backend is sent fits in eight.
+func outboundHeaderRoom(in http.Header) int {
+	room := len(in) + 3
+	for _, name := range droppedOnTheWay {
+		if _, present := in[name]; present {
+			room--
+		}
+	}
+	return room
 }
 
 // copyResponseHeader copies the backend's response header, minus hop-by-hop

@@ -377,7 +377,7 @@ func (p *Proxy) route(c *call) error {
 	// r.URL.Query() drops what it cannot parse, including everything past
 	// net/url's parameter limit: a request it misread (a CreateMultipartUpload
 	// seen as a PutObject) must be refused, not classified.
-	query, err := url.ParseQuery(r.URL.RawQuery)
+	query, err := parseClientQuery(r.URL.RawQuery)
 	if err != nil {
 		return s3err.Newf(s3err.InvalidArgument, "The query string could not be parsed.").With("ArgumentName", "query")
 	}
@@ -395,6 +395,16 @@ func (p *Proxy) route(c *call) error {
 	c.op = op
 	c.info.set(func(i *requestInfo) { i.op = op })
 	return nil
+}
+
+// parseClientQuery is url.ParseQuery without the empty map it makes for a
+// request that has no query (most GETs and PUTs): a nil url.Values reads
+// as an empty one, and nothing writes into the client's parsed query.
+func parseClientQuery(rawQuery string) (url.Values, error) {
+	if rawQuery == "" {
+		return nil, nil
+	}
+	return url.ParseQuery(rawQuery)
 }
 
 // backendFor returns the backend that serves a client bucket.

@@ -68,7 +68,7 @@ func signBackendRequest(s *signScratch, out *http.Request, host, payloadHash, ac
 	c = append(c, '\n')
 	c = append(c, backendURIPath(out)...)
 	c = append(c, '\n')
-	c = append(c, canonicalQuery(out.URL.RawQuery, false)...)
+	c = appendCanonicalQuery(c, out.URL.RawQuery, false)
 	c = append(c, '\n')
 	for i, name := range s.names {
 		if i > 0 && strings.EqualFold(name, s.names[i-1]) {

@@ -198,7 +198,7 @@ func BenchmarkResignSDK(b *testing.B) {
 	}
 }
 
-func benchOutbound(b *testing.B) *http.Request {
+func benchOutbound(b testing.TB) *http.Request {
 	r, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:9000/bucket/some/key.txt", nil)
 	if err != nil {
 		b.Fatal(err)

@@ -70,7 +70,7 @@ func (in canonicalInput) appendCanonicalRequest(dst []byte, uri string) (out []b
 	b = append(b, '\n')
 	b = append(b, uri...)
 	b = append(b, '\n')
-	b = append(b, canonicalQuery(in.rawQuery, in.presigned)...)
+	b = appendCanonicalQuery(b, in.rawQuery, in.presigned)
 	b = append(b, '\n')
 	for _, name := range in.headerNames {
 		b = append(b, name...)
@@ -204,21 +204,33 @@ func verbatimURI(rawPath string) string {
 // with UriEncode, sorted by name then value. A parameter without '=' has an
 // empty value. presigned drops X-Amz-Signature, which cannot sign itself.
 func canonicalQuery(rawQuery string, presigned bool) string {
+	return string(appendCanonicalQuery(nil, rawQuery, presigned))
+}
+
+// maxStackQueryParams is how many parameters appendCanonicalQuery sorts in
+// an array on its stack; a longer query (rare) takes an allocation.
+const maxStackQueryParams = 16
+
+// appendCanonicalQuery appends canonicalQuery(rawQuery, presigned) to b. A
+// name or value already in canonical form (most are) is used as it stands,
+// so a typical query is canonicalised without allocating.
+func appendCanonicalQuery(b []byte, rawQuery string, presigned bool) []byte {
 	if rawQuery == "" {
-		return ""
+		return b
 	}
 	type param struct{ name, value string }
-	params := make([]param, 0, strings.Count(rawQuery, "&")+1)
+	var stack [maxStackQueryParams]param
+	params := stack[:0]
 	for piece := range strings.SplitSeq(rawQuery, "&") {
 		if piece == "" {
 			continue
 		}
 		name, value, _ := strings.Cut(piece, "=")
-		name = percentDecode(name, true)
+		name = canonicalQueryComponent(name)
 		if presigned && name == querySignature {
 			continue
 		}
-		params = append(params, param{uriEncode(name, true), uriEncode(percentDecode(value, true), true)})
+		params = append(params, param{name, canonicalQueryComponent(value)})
 	}
 	slices.SortFunc(params, func(a, b param) int {
 		if c := strings.Compare(a.name, b.name); c != 0 {
@@ -226,17 +238,36 @@ func canonicalQuery(rawQuery string, presigned bool) string {
 		}
 		return strings.Compare(a.value, b.value)
 	})
-	var b strings.Builder
-	b.Grow(len(rawQuery) + 16)
 	for i, p := range params {
 		if i > 0 {
-			b.WriteByte('&')
+			b = append(b, '&')
 		}
-		b.WriteString(p.name)
-		b.WriteByte('=')
-		b.WriteString(p.value)
+		b = append(b, p.name...)
+		b = append(b, '=')
+		b = append(b, p.value...)
 	}
-	return b.String()
+	return b
+}
+
+// canonicalQueryComponent is uriEncode(percentDecode(s, true), true), without
+// allocating when s is already in that form: every byte unreserved, or a
+// '%' with two upper-case hex digits that encode a byte UriEncode escapes.
+func canonicalQueryComponent(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUnreserved(c) {
+			continue
+		}
+		if c != '%' || i+2 >= len(s) || !isUpperHex(s[i+1]) || !isUpperHex(s[i+2]) || isUnreserved(unhex(s[i+1])<<4|unhex(s[i+2])) {
+			return uriEncode(percentDecode(s, true), true)
+		}
+		i += 2
+	}
+	return s
+}
+
+func isUpperHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'A' <= c && c <= 'F'
 }
 
 // percentDecode decodes %XX escapes; a '%' not followed by two hex digits
@@ -332,19 +363,28 @@ func stringToSign(amzDate time.Time, scope, canonicalRequest string) string {
 
 // parseQuery decodes rawQuery the way canonicalQuery does, so that the presign
 // parser and the canonical query agree on how "+" and odd escapes decode.
-// Unlike url.ParseQuery it never fails: S3 accepts such queries.
+// Unlike url.ParseQuery it never fails: S3 accepts such queries. The first
+// value of every name is a full slice of one shared array (an append to it
+// copies), so a query costs the map and that array, not a slice per name.
 func parseQuery(rawQuery string) url.Values {
 	if rawQuery == "" {
 		return nil // reads of a nil map find nothing, as of an empty one
 	}
-	values := make(url.Values)
+	pieces := strings.Count(rawQuery, "&") + 1
+	values := make(url.Values, pieces)
+	firsts := make([]string, 0, pieces) // never outgrown: one per piece at most
 	for piece := range strings.SplitSeq(rawQuery, "&") {
 		if piece == "" {
 			continue
 		}
 		name, value, _ := strings.Cut(piece, "=")
-		name = percentDecode(name, true)
-		values[name] = append(values[name], percentDecode(value, true))
+		name, value = percentDecode(name, true), percentDecode(value, true)
+		if prior, seen := values[name]; seen {
+			values[name] = append(prior, value)
+			continue
+		}
+		firsts = append(firsts, value)
+		values[name] = firsts[len(firsts)-1 : len(firsts) : len(firsts)]
 	}
 	return values
 }

@@ -6,6 +6,7 @@ package sigv4
 import (
 	"crypto/sha256"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,8 +121,13 @@ func (v *Verifier) Verify(r *http.Request) (*Request, error) {
 }
 
 func (v *Verifier) verify(r *http.Request) (*Request, *s3err.Error) {
-	query := parseQuery(r.URL.RawQuery)
 	authorization, hasHeader := r.Header[headerAuthorization]
+	var query url.Values
+	if !hasHeader || v.SignatureV2 || mayNameParam(r.URL.RawQuery, queryAlgorithm) {
+		// A header-signed request's query is decoded only if it may be
+		// presigned too (refused below): most are not, and decoding allocates.
+		query = parseQuery(r.URL.RawQuery)
+	}
 	presigned := isPresigned(query)
 	if v.SignatureV2 {
 		if req, handled, err := v.verifyV2(r, query, authorization, presigned); handled {
@@ -145,6 +151,13 @@ func (v *Verifier) verify(r *http.Request) (*Request, *s3err.Error) {
 		return nil, errUnsupportedAuthMechanism()
 	}
 	return v.anonymous(r)
+}
+
+// mayNameParam reports whether a raw query could hold the parameter name
+// (spelled exactly, or with any percent-escape, which decodes to the same
+// parameter). A name without '+' or spaces cannot be spelled with '+'.
+func mayNameParam(rawQuery, name string) bool {
+	return strings.Contains(rawQuery, name) || strings.Contains(rawQuery, "%")
 }
 
 // anonymous lets the caller decide about an unsigned request; the body is
