@@ -47,6 +47,9 @@ scripts/check-deploy.sh
 echo "== unit tests (-race)"
 go test -race -count=1 $(go list ./... | grep -v '/e2e')
 
+echo "== allocation budgets (skipped under -race above, where sync.Pool drops items at random)"
+go test -count=1 -run 'AllocBudget|Allocat' ./sigv4/ ./proxy/ ./internal/backendhttp/
+
 echo "== micro-benchmarks, once each (so they keep compiling and running)"
 go test -run '^$' -bench . -benchtime=1x $(go list ./... | grep -v '/e2e')
 
