@@ -112,18 +112,22 @@ const (
 
 // parseTagging reads x-amz-tagging, URL-encoded key=value pairs, with S3's
 // limits and character set (letters, digits, spaces, + - = . _ : / @), and
-// sends the pairs on re-encoded in the order given.
+// sends the pairs on re-encoded in the order given. Empty pairs ("&&",
+// a trailing "&") are skipped, as S3 skips them: "&" is no tag at all.
 func parseTagging(v string) (string, *s3err.Error) {
 	if v == "" {
 		return "", s3err.Newf(s3err.InvalidTag, "The TagKey you have provided is invalid")
 	}
 	pairs := strings.Split(v, "&")
-	if len(pairs) > maxObjectTags {
+	if countTagPairs(pairs) > maxObjectTags {
 		return "", s3err.Newf(s3err.BadRequest, "Object tags cannot be greater than %d", maxObjectTags)
 	}
 	seen := make(map[string]bool, len(pairs))
 	var out strings.Builder
 	for _, pair := range pairs {
+		if pair == "" {
+			continue
+		}
 		rawKey, rawValue, _ := strings.Cut(pair, "=")
 		key, errKey := url.QueryUnescape(rawKey)
 		value, errValue := url.QueryUnescape(rawValue)
@@ -343,4 +347,15 @@ func droppedBoolean(v string) (string, *s3err.Error) {
 		return "", err
 	}
 	return "", nil
+}
+
+// countTagPairs counts the pairs of x-amz-tagging that are not empty.
+func countTagPairs(pairs []string) int {
+	n := 0
+	for _, pair := range pairs {
+		if pair != "" {
+			n++
+		}
+	}
+	return n
 }
