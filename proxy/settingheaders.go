@@ -307,14 +307,16 @@ const maxUserMetadataBytes = 2 << 10
 // checkObjectHeaders checks what has no fixed name: user metadata (UTF-8,
 // no control byte but tab, S3's 2 KiB in total, MetadataTooLarge above)
 // and Content-Encoding, which outboundHeader rewrites itself (it strips
-// aws-chunked) and so is checked, not rebuilt, here.
-func checkObjectHeaders(h http.Header) error {
+// aws-chunked) and so is checked, not rebuilt, here. A metadata header
+// given on several lines is one value, joined by commas, as S3 stores it;
+// joined holds those values to send on (nil when there are none).
+func checkObjectHeaders(h http.Header) (joined http.Header, err error) {
 	total := 0
 	for name, values := range h {
 		if name == "Content-Encoding" {
 			for _, v := range values {
 				if _, err := headerText(v); err != nil {
-					return argumentError(err.Message, "Content-Encoding", v)
+					return nil, argumentError(err.Message, "Content-Encoding", v)
 				}
 			}
 			continue
@@ -322,18 +324,25 @@ func checkObjectHeaders(h http.Header) error {
 		if !strings.HasPrefix(name, "X-Amz-Meta-") {
 			continue
 		}
-		if len(values) != 1 {
-			return argumentError("The header "+strings.ToLower(name)+" is given more than once", strings.ToLower(name), values[0])
+		for _, v := range values {
+			if _, err := headerText(v); err != nil {
+				return nil, argumentError(err.Message, strings.ToLower(name), v)
+			}
 		}
-		if _, err := headerText(values[0]); err != nil {
-			return argumentError(err.Message, strings.ToLower(name), values[0])
+		value := values[0]
+		if len(values) > 1 {
+			value = strings.Join(values, ",")
+			if joined == nil {
+				joined = http.Header{}
+			}
+			joined[name] = []string{value}
 		}
-		total += len(name) - len("X-Amz-Meta-") + len(values[0])
+		total += len(name) - len("X-Amz-Meta-") + len(value)
 	}
 	if total > maxUserMetadataBytes {
-		return s3err.New(s3err.MetadataTooLarge).With("Size", strconv.Itoa(total)).With("MaxSizeAllowed", strconv.Itoa(maxUserMetadataBytes))
+		return nil, s3err.New(s3err.MetadataTooLarge).With("Size", strconv.Itoa(total)).With("MaxSizeAllowed", strconv.Itoa(maxUserMetadataBytes))
 	}
-	return nil
+	return joined, nil
 }
 
 // droppedBoolean reads x-amz-bypass-governance-retention as S3 does and

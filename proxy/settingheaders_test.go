@@ -130,3 +130,19 @@ func TestSettingHeaderGrammarAcceptsWhatClientsSend(t *testing.T) {
 		}
 	}
 }
+
+// A user metadata header given on several lines is one value to S3, its
+// lines joined by commas (versitygw full-flow's
+// PutObject_should_combine_metadata); the store gets that one value.
+func TestRepeatedMetadataHeaderIsJoinedAsS3Joins(t *testing.T) {
+	v := newValueProbe(t, KeyPolicyStrict)
+	h := http.Header{"X-Amz-Meta-Key": {"value-1", "value-2", "value-3"}}
+	status, body := v.do(t, testKeyID, http.MethodPut, "/"+bucketName+"/k", h, nil)
+	got := v.store.take()
+	if status != http.StatusOK || len(got) != 1 {
+		t.Fatalf("%d %s, %d store requests", status, body, len(got))
+	}
+	if sent := got[0].Header.Values("X-Amz-Meta-Key"); len(sent) != 1 || sent[0] != "value-1,value-2,value-3" {
+		t.Fatalf("x-amz-meta-key reached the store as %q, want one value-1,value-2,value-3", sent)
+	}
+}
