@@ -132,7 +132,7 @@ func parseTagging(v string) (string, *s3err.Error) {
 		key, errKey := url.QueryUnescape(rawKey)
 		value, errValue := url.QueryUnescape(rawValue)
 		switch {
-		case errKey != nil || errValue != nil || seen[key]:
+		case errKey != nil || errValue != nil || seen[key] || pair == "=":
 			return "", s3err.Newf(s3err.InvalidArgument, "The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates.")
 		case key == "" || !tagText(key) || utf8.RuneCountInString(key) > maxTagKeyRunes:
 			return "", s3err.Newf(s3err.InvalidTag, "The TagKey you have provided is invalid")

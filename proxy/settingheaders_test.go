@@ -146,3 +146,15 @@ func TestRepeatedMetadataHeaderIsJoinedAsS3Joins(t *testing.T) {
 		t.Fatalf("x-amz-meta-key reached the store as %q, want one value-1,value-2,value-3", sent)
 	}
 }
+
+// A bare "=" pair is not the URL-encoded form S3 reads: 400
+// InvalidArgument, as for a broken escape, not InvalidTag (versitygw
+// full-flow's PutObject_tagging, written against S3; "=v" stays InvalidTag).
+func TestTagPairWithoutKeyIsInvalidArgument(t *testing.T) {
+	for _, v := range []string{"=", "k=v&="} {
+		_, err := parseTagging(v)
+		if err == nil || err.Code != s3err.InvalidArgument {
+			t.Errorf("x-amz-tagging %q: %v, want InvalidArgument", v, err)
+		}
+	}
+}
