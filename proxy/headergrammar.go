@@ -44,10 +44,10 @@ var entityTagLists = map[string]bool{
 // these headers is present); an empty value there means the header is not
 // sent at all.
 func checkHeaders(h http.Header) (http.Header, error) {
-	if err := checkObjectHeaders(h); err != nil {
+	out, err := checkObjectHeaders(h)
+	if err != nil {
 		return nil, err
 	}
-	var out http.Header
 	for _, g := range headerGrammars {
 		values, present := h[g.key]
 		if !present {

@@ -260,6 +260,9 @@ func oneOf(refuse func(name, value string) *s3err.Error, values ...string) param
 func noSuchUpload(string, string) *s3err.Error { return s3err.New(s3err.NoSuchUpload) }
 
 func invalidVersionID(name, value string) *s3err.Error {
+	if value == "" {
+		return argumentError("Version id cannot be the empty string", name, value)
+	}
 	return argumentError("Invalid version id specified", name, value)
 }
 

@@ -112,23 +112,27 @@ const (
 
 // parseTagging reads x-amz-tagging, URL-encoded key=value pairs, with S3's
 // limits and character set (letters, digits, spaces, + - = . _ : / @), and
-// sends the pairs on re-encoded in the order given.
+// sends the pairs on re-encoded in the order given. Empty pairs ("&&",
+// a trailing "&") are skipped, as S3 skips them: "&" is no tag at all.
 func parseTagging(v string) (string, *s3err.Error) {
 	if v == "" {
 		return "", s3err.Newf(s3err.InvalidTag, "The TagKey you have provided is invalid")
 	}
 	pairs := strings.Split(v, "&")
-	if len(pairs) > maxObjectTags {
+	if countTagPairs(pairs) > maxObjectTags {
 		return "", s3err.Newf(s3err.BadRequest, "Object tags cannot be greater than %d", maxObjectTags)
 	}
 	seen := make(map[string]bool, len(pairs))
 	var out strings.Builder
 	for _, pair := range pairs {
+		if pair == "" {
+			continue
+		}
 		rawKey, rawValue, _ := strings.Cut(pair, "=")
 		key, errKey := url.QueryUnescape(rawKey)
 		value, errValue := url.QueryUnescape(rawValue)
 		switch {
-		case errKey != nil || errValue != nil || seen[key]:
+		case errKey != nil || errValue != nil || seen[key] || pair == "=":
 			return "", s3err.Newf(s3err.InvalidArgument, "The header 'x-amz-tagging' shall be encoded as UTF-8 then URLEncoded URL query parameters without tag name duplicates.")
 		case key == "" || !tagText(key) || utf8.RuneCountInString(key) > maxTagKeyRunes:
 			return "", s3err.Newf(s3err.InvalidTag, "The TagKey you have provided is invalid")
@@ -303,14 +307,16 @@ const maxUserMetadataBytes = 2 << 10
 // checkObjectHeaders checks what has no fixed name: user metadata (UTF-8,
 // no control byte but tab, S3's 2 KiB in total, MetadataTooLarge above)
 // and Content-Encoding, which outboundHeader rewrites itself (it strips
-// aws-chunked) and so is checked, not rebuilt, here.
-func checkObjectHeaders(h http.Header) error {
+// aws-chunked) and so is checked, not rebuilt, here. A metadata header
+// given on several lines is one value, joined by commas, as S3 stores it;
+// joined holds those values to send on (nil when there are none).
+func checkObjectHeaders(h http.Header) (joined http.Header, err error) {
 	total := 0
 	for name, values := range h {
 		if name == "Content-Encoding" {
 			for _, v := range values {
 				if _, err := headerText(v); err != nil {
-					return argumentError(err.Message, "Content-Encoding", v)
+					return nil, argumentError(err.Message, "Content-Encoding", v)
 				}
 			}
 			continue
@@ -318,18 +324,25 @@ func checkObjectHeaders(h http.Header) error {
 		if !strings.HasPrefix(name, "X-Amz-Meta-") {
 			continue
 		}
-		if len(values) != 1 {
-			return argumentError("The header "+strings.ToLower(name)+" is given more than once", strings.ToLower(name), values[0])
+		for _, v := range values {
+			if _, err := headerText(v); err != nil {
+				return nil, argumentError(err.Message, strings.ToLower(name), v)
+			}
 		}
-		if _, err := headerText(values[0]); err != nil {
-			return argumentError(err.Message, strings.ToLower(name), values[0])
+		value := values[0]
+		if len(values) > 1 {
+			value = strings.Join(values, ",")
+			if joined == nil {
+				joined = http.Header{}
+			}
+			joined[name] = []string{value}
 		}
-		total += len(name) - len("X-Amz-Meta-") + len(values[0])
+		total += len(name) - len("X-Amz-Meta-") + len(value)
 	}
 	if total > maxUserMetadataBytes {
-		return s3err.New(s3err.MetadataTooLarge).With("Size", strconv.Itoa(total)).With("MaxSizeAllowed", strconv.Itoa(maxUserMetadataBytes))
+		return nil, s3err.New(s3err.MetadataTooLarge).With("Size", strconv.Itoa(total)).With("MaxSizeAllowed", strconv.Itoa(maxUserMetadataBytes))
 	}
-	return nil
+	return joined, nil
 }
 
 // droppedBoolean reads x-amz-bypass-governance-retention as S3 does and
@@ -343,4 +356,15 @@ func droppedBoolean(v string) (string, *s3err.Error) {
 		return "", err
 	}
 	return "", nil
+}
+
+// countTagPairs counts the pairs of x-amz-tagging that are not empty.
+func countTagPairs(pairs []string) int {
+	n := 0
+	for _, pair := range pairs {
+		if pair != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -73,6 +73,10 @@ func TestSettingHeadersReachTheStoreAsChecked(t *testing.T) {
 	sum := md5.Sum(nil)
 	for _, tc := range []struct{ name, value, want string }{
 		{"X-Amz-Tagging", "a+b=c%2Fd&e=", "a%20b=c%2Fd&e="},
+		// S3 skips empty pairs (versitygw's full-flow PutObject_tagging,
+		// written against S3): "&&&" is no tag at all, "key&" one tag.
+		{"X-Amz-Tagging", "&&&", ""},
+		{"X-Amz-Tagging", "&key&&k2=v&", "key=&k2=v"},
 		{"X-Amz-Copy-Source-If-Match", `"a" ,W/"b",c`, `"a", W/"b", c`},
 		{"If-Modified-Since", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT"},
 		{"If-Unmodified-Since", "not a date", ""},
@@ -123,6 +127,34 @@ func TestSettingHeaderGrammarAcceptsWhatClientsSend(t *testing.T) {
 	} {
 		if _, err := checkHeaders(h); err != nil {
 			t.Errorf("%v: %v", h, err)
+		}
+	}
+}
+
+// A user metadata header given on several lines is one value to S3, its
+// lines joined by commas (versitygw full-flow's
+// PutObject_should_combine_metadata); the store gets that one value.
+func TestRepeatedMetadataHeaderIsJoinedAsS3Joins(t *testing.T) {
+	v := newValueProbe(t, KeyPolicyStrict)
+	h := http.Header{"X-Amz-Meta-Key": {"value-1", "value-2", "value-3"}}
+	status, body := v.do(t, testKeyID, http.MethodPut, "/"+bucketName+"/k", h, nil)
+	got := v.store.take()
+	if status != http.StatusOK || len(got) != 1 {
+		t.Fatalf("%d %s, %d store requests", status, body, len(got))
+	}
+	if sent := got[0].Header.Values("X-Amz-Meta-Key"); len(sent) != 1 || sent[0] != "value-1,value-2,value-3" {
+		t.Fatalf("x-amz-meta-key reached the store as %q, want one value-1,value-2,value-3", sent)
+	}
+}
+
+// A bare "=" pair is not the URL-encoded form S3 reads: 400
+// InvalidArgument, as for a broken escape, not InvalidTag (versitygw
+// full-flow's PutObject_tagging, written against S3; "=v" stays InvalidTag).
+func TestTagPairWithoutKeyIsInvalidArgument(t *testing.T) {
+	for _, v := range []string{"=", "k=v&="} {
+		_, err := parseTagging(v)
+		if err == nil || err.Code != s3err.InvalidArgument {
+			t.Errorf("x-amz-tagging %q: %v, want InvalidArgument", v, err)
 		}
 	}
 }

@@ -294,3 +294,14 @@ func TestValuesAreCheckedAfterTheGrant(t *testing.T) {
 		t.Fatalf("%d %s, want 403 AccessDenied", status, body)
 	}
 }
+
+// An empty versionId is refused as S3 refuses it, in S3's words (AWS SDKs
+// send "?versionId=" for a version ID pointer to ""; versitygw v1.8.0's
+// full-flow does on its object-lock calls).
+func TestEmptyVersionIDGetsS3Words(t *testing.T) {
+	_, err := checkQuery(url.Values{"versionId": {""}}, KeyPolicyStrict)
+	e := s3err.As(err)
+	if err == nil || e.Code != s3err.InvalidArgument || e.Message != "Version id cannot be the empty string" {
+		t.Fatalf("versionId=: %v, want InvalidArgument \"Version id cannot be the empty string\"", err)
+	}
+}

@@ -30,6 +30,8 @@
 #   S3COND_VERSITYGW the versitygw binary (default: ~/.cache/s3cond/bin/versitygw,
 #                    installed by scripts/test-deps.sh)
 #   CONFORMANCE_KEY_POLICY backend.key_policy of the s3cond under test (default strict)
+#   CONFORMANCE_SIGNATURE_V2 auth.signature_v2 of the s3cond under test (default
+#                    true: the suites sign some tests and forms with SigV2)
 #   FULLFLOW_TESTS   space-separated versitygw test names to run one by one
 #                    instead of the whole full-flow (to re-check a few tests)
 #

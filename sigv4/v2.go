@@ -164,15 +164,19 @@ var v2DateLayouts = []string{http.TimeFormat, time.RFC1123Z, time.RFC1123, time.
 
 // v2RequestDate reads x-amz-date, else Date. dateLine is the string to
 // sign's date line: empty when x-amz-date is present (it is then signed
-// among the x-amz-* headers), as S3 defines it.
+// among the x-amz-* headers), as S3 defines it. An x-amz-date that is sent
+// is the date even when empty: S3 refuses it then, it does not fall back to
+// Date. A date before the Unix epoch is no valid date (S3: AccessDenied, not
+// RequestTimeTooSkewed).
 func v2RequestDate(h http.Header) (date time.Time, raw, dateLine string, err *s3err.Error) {
-	raw, dateLine = h.Get(headerAmzDate), ""
-	if raw == "" {
+	if amzDate := h[headerAmzDate]; len(amzDate) > 0 {
+		raw = amzDate[0]
+	} else {
 		raw = h.Get(headerDate)
 		dateLine = raw
 	}
 	for _, layout := range v2DateLayouts {
-		if t, perr := time.Parse(layout, raw); perr == nil && raw != "" {
+		if t, perr := time.Parse(layout, raw); perr == nil && raw != "" && t.Unix() >= 0 {
 			return t, raw, dateLine, nil
 		}
 	}

@@ -231,3 +231,35 @@ func signV2ForTest(stringToSign string) string {
 	mac.Write([]byte(stringToSign))
 	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
+
+// x-amz-date, once sent, is the request's date even when it is empty or
+// unreadable: S3 then answers AccessDenied rather than falling back to
+// Date (ceph s3-tests' test_object_create_bad_date_empty_aws2), and a date
+// before the Unix epoch is no valid date either
+// (test_object_create_bad_date_before_epoch_aws2), not a skewed one.
+func TestSignatureV2AmzDateSentIsTheDate(t *testing.T) {
+	const date = "Tue, 27 Mar 2007 21:06:08 +0000"
+	cases := []struct {
+		name    string
+		amzDate string
+	}{
+		{"empty x-amz-date beside a valid Date", ""},
+		{"x-amz-date before the epoch", "Tue, 07 Jul 1950 21:53:04 GMT"},
+		{"x-amz-date unreadable", "Bad Date"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := v2Request("PUT", "/bucket/key", "127.0.0.1", map[string]string{"Date": date, "X-Amz-Date": tc.amzDate})
+			// Signed as botocore signs it: Date on the date line, x-amz-date
+			// among the x-amz-* headers, so only the date decides.
+			r.Header.Set("Authorization", "AWS "+v2AccessKey+":"+signV2ForTest(v2StringToSign(r, date, "")))
+			v := newV2Verifier(rfc1123z(t, date))
+			v.VirtualHostBucket = nil
+			_, err := v.Verify(r)
+			e := wantCode(t, err, s3err.AccessDenied, 403)
+			if !strings.Contains(e.Message, "valid Date or x-amz-date") {
+				t.Fatalf("message = %q", e.Message)
+			}
+		})
+	}
+}

@@ -54,9 +54,11 @@ start_versitygw() {
 }
 
 # start_s3cond DIR: s3cond built from the tree in front of $GW_ENDPOINT, lease
-# mode, embedded lease store, three client keys granted every bucket.
+# mode, embedded lease store, three client keys granted every bucket, SigV2
+# verified unless CONFORMANCE_SIGNATURE_V2=false (the suites' SigV2 tests then
+# measure s3cond's SigV2, not only its refusal of it).
 start_s3cond() {
-	local dir=$1 port admin_port
+	local dir=$1 port admin_port signature_v2=${CONFORMANCE_SIGNATURE_V2:-true}
 	port=$(free_port)
 	admin_port=$(free_port)
 	mkdir -p "$dir/s3cond-data"
@@ -80,6 +82,8 @@ keys:
   - {access_key_id: $TENANT_ACCESS, secret: $TENANT_SECRET, buckets: ["*"], access: read-write}
 lease:
   store: embedded
+auth:
+  signature_v2: $signature_v2
 admin:
   listen: 127.0.0.1:$admin_port
 log:
