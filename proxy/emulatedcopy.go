@@ -168,7 +168,7 @@ func (p *Proxy) copyBySinglePut(c *call, src copySourceRead, storeCond http.Head
 	for name, values := range storeCond {
 		h[name] = values
 	}
-	if md5 := etagContentMD5(src.etag); md5 != "" {
+	if md5 := sourceContentMD5(src.resp.Header); md5 != "" {
 		h.Set("Content-Md5", md5)
 	}
 	h.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
@@ -189,6 +189,17 @@ func (p *Proxy) copyBySinglePut(c *call, src copySourceRead, storeCond http.Head
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, s3xml.MaxBackendDocument))
 	p.answerCopy(c, src, resp.Header, resp.Header.Get("ETag"))
+}
+
+// sourceContentMD5 is the Content-MD5 of a source whose ETag is the MD5
+// of its bytes: a single-part object not encrypted with SSE-KMS or SSE-C
+// (S3 gives those an ETag that is not their MD5). "" otherwise.
+func sourceContentMD5(source http.Header) string {
+	sse := strings.ToLower(source.Get("X-Amz-Server-Side-Encryption"))
+	if strings.HasPrefix(sse, "aws:kms") || source.Get("X-Amz-Server-Side-Encryption-Customer-Algorithm") != "" {
+		return ""
+	}
+	return etagContentMD5(source.Get("ETag"))
 }
 
 // etagContentMD5 is the Content-MD5 of a single-part object's ETag (its MD5

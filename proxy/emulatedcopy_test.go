@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -223,5 +224,37 @@ func TestEmulatedCopyLargeFailureLeavesNoUpload(t *testing.T) {
 	}
 	if _, err := f.get(t, "dst"); errorCode(err) != "NoSuchKey" {
 		t.Fatalf("dst after a failed copy: %v, want NoSuchKey", err)
+	}
+}
+
+// TestEmulatedCopyRefusesChecksumAlgorithm: a checksum the copy would
+// have to compute is refused with 501, never silently dropped.
+func TestEmulatedCopyRefusesChecksumAlgorithm(t *testing.T) {
+	f := newCopyFixture(t, true, CopyEmulation{})
+	if _, err := f.put(t, "src", "bytes", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.copyTo("src", "dst", func(in *s3.CopyObjectInput) { copyIfAbsent(in); in.ChecksumAlgorithm = "SHA256" })
+	if errorCode(err) != "NotImplemented" {
+		t.Fatalf("copy with x-amz-checksum-algorithm: %v, want NotImplemented", err)
+	}
+}
+
+func TestSourceContentMD5OnlyForPlainSingleParts(t *testing.T) {
+	const etag = `"5d41402abc4b2a76b9719d911017c592"`
+	for _, c := range []struct {
+		name   string
+		header http.Header
+		want   bool
+	}{
+		{"plain", http.Header{"Etag": {etag}}, true},
+		{"multipart", http.Header{"Etag": {`"5d41402abc4b2a76b9719d911017c592-2"`}}, false},
+		{"SSE-S3", http.Header{"Etag": {etag}, "X-Amz-Server-Side-Encryption": {"AES256"}}, true},
+		{"SSE-KMS", http.Header{"Etag": {etag}, "X-Amz-Server-Side-Encryption": {"aws:kms"}}, false},
+		{"SSE-C", http.Header{"Etag": {etag}, "X-Amz-Server-Side-Encryption-Customer-Algorithm": {"AES256"}}, false},
+	} {
+		if got := sourceContentMD5(c.header) != ""; got != c.want {
+			t.Errorf("%s: Content-MD5 sent %v, want %v", c.name, got, c.want)
+		}
 	}
 }
