@@ -46,8 +46,10 @@ type Mode struct {
 	// the store's conditional PutObject (small source) or
 	// CompleteMultipartUpload (large source), whose atomic check makes it
 	// atomic without a lease (proxy/emulatedcopy.go). For a store that
-	// ignores or races a copy's conditions but is native for those two;
-	// internal/app sets it from the probe.
+	// ignores or races a copy's conditions but is native for those two,
+	// and only where no write of the store relies on its lease alone (a
+	// leased write's check cannot see a copy that takes no lease);
+	// internal/app sets it (copyemulation.go).
 	EmulateCopy bool
 }
 
