@@ -269,3 +269,29 @@ func TestCopyEmulatedLargeSourceByParts(t *testing.T) {
 		t.Fatalf("%d multipart uploads left on the store, want none", len(uploads.Uploads))
 	}
 }
+
+// TestCopyEmulatedSourceConditions: x-amz-copy-source-if-match is held to
+// the source the emulated copy reads; a failing one writes nothing.
+func TestCopyEmulatedSourceConditions(t *testing.T) {
+	e := newCopyEnv(t)
+	src := putCopyObject(t, e.proxy, "cond-src", []byte("source"), nil)
+	stale := func(in *s3.CopyObjectInput) {
+		in.IfNoneMatch = aws.String("*")
+		in.CopySourceIfMatch = aws.String(`"0123456789abcdef0123456789abcdef"`)
+	}
+	if _, err := copyObject(e.proxy, "cond-src", "cond-dst", stale); ErrorCode(err) != "PreconditionFailed" {
+		t.Fatalf("copy with a failing source condition: %v, want PreconditionFailed", err)
+	}
+	if _, err := e.proxy.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(emulatedCopyBucket), Key: aws.String("cond-dst")}); ErrorCode(err) != "NotFound" {
+		t.Fatalf("cond-dst after a refused copy: %v, want NotFound", err)
+	}
+	if _, err := copyObject(e.proxy, "cond-src", "cond-dst", func(in *s3.CopyObjectInput) {
+		in.IfNoneMatch = aws.String("*")
+		in.CopySourceIfMatch = src.ETag
+	}); err != nil {
+		t.Fatalf("copy with a passing source condition: %v", err)
+	}
+	if _, err := copyObject(e.proxy, "no-such-src", "cond-dst2", func(in *s3.CopyObjectInput) { in.IfNoneMatch = aws.String("*") }); ErrorCode(err) != "NoSuchKey" {
+		t.Fatalf("copy of a missing source: %v, want NoSuchKey", err)
+	}
+}
