@@ -36,6 +36,11 @@ type BackendConfig struct {
 	Conditional string            `yaml:"conditional,omitempty"`
 	// Buckets maps client bucket names to the store's (backend.buckets).
 	Buckets map[string]string `yaml:"buckets,omitempty"`
+	// NativeUnverified, CopyEmulation and CopyEmulationSinglePutLimit are
+	// backend.native_unverified, copy_emulation and its limit.
+	NativeUnverified            bool `yaml:"native_unverified,omitempty"`
+	CopyEmulation               bool `yaml:"copy_emulation,omitempty"`
+	CopyEmulationSinglePutLimit int  `yaml:"copy_emulation_single_put_limit,omitempty"`
 }
 
 type CredentialsConfig struct {

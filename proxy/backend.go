@@ -64,6 +64,10 @@ type Backend struct {
 	// (clientidentity.go); the first is what that identity maps back to in
 	// an ACL a client sets. Empty: answers are not rewritten for it.
 	Identity []string
+	// CopyEmulation tunes the conditional CopyObject built from the
+	// store's conditional writes where Mode says EmulateCopy
+	// (emulatedcopy.go).
+	CopyEmulation CopyEmulation
 }
 
 // mode is the store's conditional mode for one request.

@@ -34,6 +34,10 @@ func (p *Proxy) serveConditional(c *call) bool {
 		return true
 	}
 	mode := c.backend.mode()
+	if mode.EmulateCopy && c.op == operation.CopyObject && conds.Active() {
+		p.emulateCopy(c, conds) // emulatedcopy.go: the store's own check, no lease
+		return true
+	}
 	var cond leasedwrite.Condition = conds
 	switch {
 	case !conds.Active() && (!mode.Leases() || p.leased == nil || !p.serializeAllWrites(c.target.Bucket)):

@@ -103,12 +103,18 @@ type fixtureOptions struct {
 	storeChecks leasedwrite.StoreChecks
 	// writePolicy is the buckets' write policies (writepolicy.go).
 	writePolicy WritePolicy
+	// storeWrap, if set, wraps gofakes3 (a testservers fake store).
+	storeWrap func(http.Handler) http.Handler
+	// emulateCopy is leasedwrite.Mode.EmulateCopy, tuned by copyEmulation.
+	emulateCopy   bool
+	copyEmulation CopyEmulation
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
-	backend, server := fakeBackendWith(t, "default", o.backendHook)
-	mode := leasedwrite.Mode{Checks: o.storeChecks}
+	backend, server := fakeBackendWrapped(t, "default", o.backendHook, o.storeWrap)
+	mode := leasedwrite.Mode{Checks: o.storeChecks, EmulateCopy: o.emulateCopy}
+	backend.CopyEmulation = o.copyEmulation
 	if o.native {
 		mode.Kind = leasedwrite.Native
 	}
@@ -143,7 +149,10 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	t.Cleanup(front.Close)
 	f := &fixture{handler: p, proxyURL: front.URL, backend: server, leases: committer}
 	f.client = newClient(front.URL, testKeyID)
-	if _, err := f.client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucketName)}); err != nil {
+	// A fake store's HEAD of the bucket (it reads CreateBucket as a write)
+	// made gofakes3's auto-bucket already.
+	if _, err := f.client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucketName)}); err != nil &&
+		(o.storeWrap == nil || errorCode(err) != "BucketAlreadyExists") {
 		t.Fatalf("create bucket through the proxy: %v", err)
 	}
 	return f
@@ -159,7 +168,17 @@ func fakeBackend(t *testing.T, name string) (*Backend, *httptest.Server) {
 // fakeBackendWith is fakeBackend with hook called on each request it gets.
 func fakeBackendWith(t *testing.T, name string, hook func(*http.Request)) (*Backend, *httptest.Server) {
 	t.Helper()
+	return fakeBackendWrapped(t, name, hook, nil)
+}
+
+// fakeBackendWrapped is fakeBackendWith with gofakes3 behind wrap (nil:
+// none).
+func fakeBackendWrapped(t *testing.T, name string, hook func(*http.Request), wrap func(http.Handler) http.Handler) (*Backend, *httptest.Server) {
+	t.Helper()
 	fake := gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true)).Server()
+	if wrap != nil {
+		fake = wrap(fake)
+	}
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hook != nil {
 			hook(r)

@@ -42,6 +42,12 @@ type Workload struct {
 	// WholeBodies counts a GET whose body is not BodySize bytes as garbled:
 	// a truncated upload is no value any client wrote.
 	WholeBodies bool
+	// CopyOneIn, if set, makes about one create or CAS in this many a
+	// CopyObject of a source holding the value (copyworkload.go).
+	CopyOneIn int
+	// NoDeletes leaves DeleteObject out (a store served natively whose
+	// DeleteObject If-Match is not, as versitygw's on a missing key).
+	NoDeletes bool
 }
 
 // Counters are what the workload saw that the model does not check.
@@ -181,7 +187,7 @@ func (c *workloadClient) conditionalRound(ctx context.Context) {
 	switch {
 	case found == OutcomeNotFound:
 		c.create(key)
-	case found == OutcomeOK && c.rnd.IntN(5) == 0:
+	case found == OutcomeOK && !c.w.NoDeletes && c.rnd.IntN(5) == 0:
 		c.delete(key, value, etag)
 	case found == OutcomeOK:
 		c.cas(key, value, etag)
@@ -301,10 +307,18 @@ func (c *workloadClient) returned(pending Pending, out Output) {
 }
 
 func (c *workloadClient) create(key string) {
+	if c.copies() {
+		c.copyWrite(Input{Kind: OpCopy, Key: key, Value: c.nextValue()}, "")
+		return
+	}
 	c.write(Input{Kind: OpCreate, Key: key, Value: c.nextValue()}, &s3.PutObjectInput{IfNoneMatch: aws.String("*")})
 }
 
 func (c *workloadClient) cas(key, expect, etag string) {
+	if c.copies() {
+		c.copyWrite(Input{Kind: OpCopy, Key: key, Value: c.nextValue(), Expect: expect}, etag)
+		return
+	}
 	c.write(Input{Kind: OpCAS, Key: key, Value: c.nextValue(), Expect: expect}, &s3.PutObjectInput{IfMatch: aws.String(etag)})
 }
 

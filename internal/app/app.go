@@ -240,9 +240,11 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		// current when it arrives (a re-probe may switch it: reprobe.go).
 		Mode:         modes.Mode,
 		FramedBodies: framed,
-		StoreKeeps:   keeps,
-		KeyPolicy:    keyPolicy,
-		Identity:     backendIdentity(ctx, creds, log),
+		// Used where the mode says EmulateCopy (copyemulation.go).
+		CopyEmulation: proxy.CopyEmulation{SinglePutLimit: int64(b.CopyEmulationSinglePutLimit)},
+		StoreKeeps:    keeps,
+		KeyPolicy:     keyPolicy,
+		Identity:      backendIdentity(ctx, creds, log),
 	}
 	a.startReprobe(b, creds, modes, log)
 	return served, backendProbe(probeClient, u), nil

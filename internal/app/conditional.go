@@ -60,6 +60,7 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 	switch {
 	case native:
 		mode.Kind, label = leasedwrite.Native, config.ConditionalNative
+		mode.EmulateCopy = b.CopyEmulation // copyemulation.go
 	case b.WritesInPlace || inPlace:
 		mode.Kind = leasedwrite.LeaseFirst
 	}
@@ -96,7 +97,7 @@ func (a *App) probeConditional(ctx context.Context, b config.Backend, key string
 		m.capability.WithLabelValues(b.Name, name, string(r.Verdict)).Set(1)
 		log.Info().Str("backend", b.Name).Str("capability", name).Str("verdict", string(r.Verdict)).Str("evidence", r.Detail).Msg("probed the store")
 	}
-	wanting := probe.FirstWanting(rep.Capabilities)
+	wanting := firstWantingUnlessEmulated(b, rep.Capabilities) // copyemulation.go
 	if b.Conditional == config.ConditionalNative && wanting != "" {
 		r := rep.Capabilities[wanting]
 		return false, checks, false, fmt.Errorf("%s.conditional: native, but the store's %s is %s (%s); use auto or lease, or set %s.native_unverified: true (dangerous: writes can be lost)",

@@ -156,7 +156,7 @@ func worseThanServed(served leasedwrite.Mode, configuredInPlace bool, rep probe.
 	worse = served
 	if served.Kind == leasedwrite.Native {
 		for _, name := range probe.WriteCapabilities {
-			if r := rep.Capabilities[name]; r.Verdict != probe.Native && r.Verdict != probe.Error {
+			if r := rep.Capabilities[name]; r.Verdict != probe.Native && r.Verdict != probe.Error && !servedEmulationCovers(served, name) {
 				why = worsening{capability: name, verdict: r.Verdict, detail: r.Detail}
 				worse = leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: storeChecks(rep.Capabilities)}
 				if configuredInPlace {

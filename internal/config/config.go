@@ -206,6 +206,15 @@ type Backend struct {
 	// NativeUnverified trusts conditional: native without probing the store.
 	// Dangerous: a store that ignores or races conditions then loses writes.
 	NativeUnverified bool `yaml:"native_unverified"`
+	// CopyEmulation builds a CopyObject with destination conditions from
+	// the store's conditional PutObject or CompleteMultipartUpload, for a
+	// store that ignores a copy's conditions (versitygw v1.8.0). Only with
+	// native: an emulated copy takes no lease (proxy/emulatedcopy.go).
+	CopyEmulation bool `yaml:"copy_emulation"`
+	// CopyEmulationSinglePutLimit is the largest source an emulated copy
+	// streams through s3cond into one PutObject (MD5 ETag kept); larger
+	// ones are copied on the store by parts (multipart ETag).
+	CopyEmulationSinglePutLimit int `yaml:"copy_emulation_single_put_limit"`
 	// KeyPolicy says which object keys may reach the store: strict,
 	// normalize or opaque (proxy.KeyPolicy).
 	KeyPolicy string `yaml:"key_policy"`
@@ -389,6 +398,8 @@ func Default() *Config {
 			// the checks end (issue 35: the probe alone once took 60 s).
 			StartupChecksTimeout: 15 * time.Second,
 			ReprobeInterval:      6 * time.Hour,
+			// The AWS CLI's multipart threshold (proxy.CopyEmulation).
+			CopyEmulationSinglePutLimit: 8 << 20,
 			Pool: Pool{
 				MaxIdleConnsPerHost: 256,
 				IdleConnTimeout:     90 * time.Second,
@@ -477,6 +488,9 @@ func namedBackendDefaults(b Backend) Backend {
 	}
 	if b.ReprobeInterval == 0 {
 		b.ReprobeInterval = d.ReprobeInterval
+	}
+	if b.CopyEmulationSinglePutLimit == 0 {
+		b.CopyEmulationSinglePutLimit = d.CopyEmulationSinglePutLimit
 	}
 	if b.Pool == (Pool{}) {
 		b.Pool = d.Pool

@@ -26,8 +26,10 @@ type conditionalStore struct {
 	inner  http.Handler
 	racy   string
 	forced []string
-	mu     sync.Mutex
-	keys   map[string]*keyHistory
+	// ignored is the operation whose conditions are dropped, not checked.
+	ignored string
+	mu      sync.Mutex
+	keys    map[string]*keyHistory
 }
 
 // keyHistory counts committed writes of a key, and forces the interleaving
@@ -141,6 +143,12 @@ func (s *conditionalStore) serveWrite(w http.ResponseWriter, r *http.Request, op
 	key := r.URL.Path
 	if op == s.racy {
 		s.serveRacyWrite(w, r, op)
+		return
+	}
+	if op == s.ignored {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.forward(w, r, key, op)
 		return
 	}
 	if op == opPut && isConditionalWrite(r) && s.racy != "" && s.forcedKey(key) {

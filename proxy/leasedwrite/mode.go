@@ -42,6 +42,15 @@ type Mode struct {
 	// Checks are the conditions a leased write still sends the store,
 	// which evaluates them right itself (storechecks.go). Zero: none.
 	Checks StoreChecks
+	// EmulateCopy: a CopyObject with destination conditions is built from
+	// the store's conditional PutObject (small source) or
+	// CompleteMultipartUpload (large source), whose atomic check makes it
+	// atomic without a lease (proxy/emulatedcopy.go). For a store that
+	// ignores or races a copy's conditions but is native for those two,
+	// and only where no write of the store relies on its lease alone (a
+	// leased write's check cannot see a copy that takes no lease);
+	// internal/app sets it (copyemulation.go).
+	EmulateCopy bool
 }
 
 // Leases reports whether writes in this mode take leases.

@@ -1,0 +1,56 @@
+package app
+
+import (
+	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/probe"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
+)
+
+// An emulated copy (proxy/emulatedcopy.go) builds a conditional CopyObject
+// from the store's conditional PutObject (small sources) or
+// CompleteMultipartUpload (large ones) and takes no lease. It is served
+// only where the backend takes no lease at all (conditional: native, and
+// backend.copy_emulation): a leased write that relies on the lease alone
+// (a DeleteObjects entry on versitygw, whose ETags it ignores) would let
+// an emulated copy commit between its check and its write.
+
+// copyEmulationCapabilities are the probe capabilities an emulated copy
+// relies on: the store's atomic check on the write it is built from.
+var copyEmulationCapabilities = []string{probe.PutIfNoneMatch, probe.PutIfMatch,
+	probe.CompleteIfNoneMatch, probe.CompleteIfMatch}
+
+// copyCapabilities are the ones it stands in for.
+var copyCapabilities = map[string]bool{probe.CopyIfNoneMatch: true, probe.CopyIfMatch: true}
+
+// copyEmulable reports whether the probe found every capability an
+// emulated copy relies on native (checked atomically, raced).
+func copyEmulable(caps map[string]probe.Result) bool {
+	for _, name := range copyEmulationCapabilities {
+		if caps[name].Verdict != probe.Native {
+			return false
+		}
+	}
+	return true
+}
+
+// firstWantingUnlessEmulated is probe.FirstWanting, with the copy's own
+// capabilities excused where the backend asks for an emulated copy and
+// the store is native for what it is built from.
+func firstWantingUnlessEmulated(b config.Backend, caps map[string]probe.Result) string {
+	if !b.CopyEmulation || !copyEmulable(caps) {
+		return probe.FirstWanting(caps)
+	}
+	for _, name := range probe.WriteCapabilities {
+		if caps[name].Verdict != probe.Native && !copyCapabilities[name] {
+			return name
+		}
+	}
+	return ""
+}
+
+// servedEmulationCovers reports whether a served mode's emulated copy
+// stands in for capability name, so a re-probe finding it still wanting
+// is no worsening.
+func servedEmulationCovers(served leasedwrite.Mode, name string) bool {
+	return served.EmulateCopy && copyCapabilities[name]
+}

@@ -1,0 +1,54 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/probe"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
+)
+
+// versityV180 is the probe's verdict on versitygw v1.8.0 for what an
+// emulated copy meets: copy conditions ignored, Put and Complete native.
+func versityV180(extra map[string]probe.Verdict) probe.Report {
+	v := map[string]probe.Verdict{probe.CopyIfNoneMatch: probe.Ignored, probe.CopyIfMatch: probe.Ignored}
+	for name, verdict := range extra {
+		v[name] = verdict
+	}
+	return reportWith(v)
+}
+
+func TestNativeWithCopyEmulationExcusesOnlyTheCopy(t *testing.T) {
+	emulating := config.Backend{Conditional: config.ConditionalNative, CopyEmulation: true}
+	for _, c := range []struct {
+		name    string
+		b       config.Backend
+		rep     probe.Report
+		wanting string
+	}{
+		{"copy ignored, emulation on", emulating, versityV180(nil), ""},
+		{"copy ignored, emulation off", config.Backend{Conditional: config.ConditionalNative}, versityV180(nil), probe.CopyIfNoneMatch},
+		{"copy ignored, complete racy: nothing to build a large copy on", emulating,
+			versityV180(map[string]probe.Verdict{probe.CompleteIfMatch: probe.Racy}), probe.CopyIfNoneMatch},
+		{"copy ignored, delete ignored: a write still wants a lease", emulating,
+			versityV180(map[string]probe.Verdict{probe.DeleteIfMatch: probe.Ignored}), probe.DeleteIfMatch},
+	} {
+		if got := firstWantingUnlessEmulated(c.b, c.rep.Capabilities); got != c.wanting {
+			t.Errorf("%s: wanting %q, want %q", c.name, got, c.wanting)
+		}
+	}
+}
+
+// TestReprobeKeepsEmulatedCopyUntilItsBasisGoes: a backend served natively
+// with an emulated copy is not switched for the copy's own verdict, and is
+// switched to leases (emulation off) when PutObject's check goes.
+func TestReprobeKeepsEmulatedCopyUntilItsBasisGoes(t *testing.T) {
+	served := leasedwrite.Mode{Kind: leasedwrite.Native, EmulateCopy: true}
+	if worse, _, ok := worseThanServed(served, false, versityV180(nil)); ok {
+		t.Fatalf("switched to %+v for the copy's verdict, which the emulation covers", worse)
+	}
+	worse, why, ok := worseThanServed(served, false, versityV180(map[string]probe.Verdict{probe.PutIfMatch: probe.Racy}))
+	if !ok || worse.Leases() == false || worse.EmulateCopy || why.capability != probe.PutIfMatch {
+		t.Fatalf("Put If-Match racy: switched %v to %+v for %q; want leases, no emulation, for put_if_match", ok, worse, why.capability)
+	}
+}
