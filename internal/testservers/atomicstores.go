@@ -26,6 +26,7 @@ type conditionalStore struct {
 	inner  http.Handler
 	racy   string
 	forced []string
+	quirks storeQuirks // atomicstores_quirks.go
 	mu     sync.Mutex
 	keys   map[string]*keyHistory
 }
@@ -93,7 +94,9 @@ func writeOp(r *http.Request) string {
 }
 
 func (s *conditionalStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch op := writeOp(r); op {
+	op := writeOp(r)
+	s.quirks.apply(r, op)
+	switch op {
 	case "":
 		s.inner.ServeHTTP(w, r)
 	case opDeleteObjects:

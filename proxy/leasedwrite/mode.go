@@ -42,6 +42,9 @@ type Mode struct {
 	// Checks are the conditions a leased write still sends the store,
 	// which evaluates them right itself (storechecks.go). Zero: none.
 	Checks StoreChecks
+	// Rules, under Native, say how each conditional operation is made
+	// atomic by the store's own checks (rules.go). Nil: every one native.
+	Rules Rules
 }
 
 // Leases reports whether writes in this mode take leases.
