@@ -42,6 +42,11 @@ type Workload struct {
 	// WholeBodies counts a GET whose body is not BodySize bytes as garbled:
 	// a truncated upload is no value any client wrote.
 	WholeBodies bool
+	// DeleteConditions sends every delete with x-amz-if-match-size too
+	// (BodySize: it holds whenever If-Match does), and every other one as
+	// a DeleteObjects of one entry ETag: the operations a lease-free plan
+	// reduces to DeleteObject If-Match (leasefree_test.go).
+	DeleteConditions bool
 }
 
 // Counters are what the workload saw that the model does not check.
@@ -314,10 +319,17 @@ func (c *workloadClient) put(key string) {
 
 func (c *workloadClient) delete(key, expect, etag string) {
 	in := Input{Kind: OpDelete, Key: key, Expect: expect}
+	if c.w.DeleteConditions && c.rnd.IntN(2) == 0 {
+		c.deleteEntry(in, etag)
+		return
+	}
 	pending := c.rec.Invoke(c.id, in)
 	ctx, cancel := c.opContext()
 	defer cancel()
-	_, err := c.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(c.w.Cluster.Bucket), Key: aws.String(key),
-		IfMatch: aws.String(etag)})
+	input := &s3.DeleteObjectInput{Bucket: aws.String(c.w.Cluster.Bucket), Key: aws.String(key), IfMatch: aws.String(etag)}
+	if c.w.DeleteConditions {
+		input.IfMatchSize = aws.Int64(int64(c.w.BodySize))
+	}
+	_, err := c.s3.DeleteObject(ctx, input)
 	c.finish(pending, in, err)
 }

@@ -27,8 +27,11 @@ type conditionalStore struct {
 	racy   string
 	forced []string
 	quirks storeQuirks // atomicstores_quirks.go
-	mu     sync.Mutex
-	keys   map[string]*keyHistory
+	// racyGap is how long the racy operation waits between its check and
+	// its write on keys it is not forced on (zero: none).
+	racyGap time.Duration
+	mu      sync.Mutex
+	keys    map[string]*keyHistory
 }
 
 // keyHistory counts committed writes of a key, and forces the interleaving
@@ -204,6 +207,15 @@ func (s *conditionalStore) serveRacyWrite(w http.ResponseWriter, r *http.Request
 // has committed. It reports false when the request ended meanwhile.
 func (s *conditionalStore) window(ctx context.Context, key string, h *keyHistory, passed bool) bool {
 	if !s.forcedKey(key) {
+		if s.racyGap > 0 && passed {
+			t := time.NewTimer(s.racyGap)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return false
+			}
+		}
 		return true
 	}
 	h.checkedOnce.Do(func() { close(h.checked) })

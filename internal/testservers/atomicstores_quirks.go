@@ -3,6 +3,7 @@ package testservers
 import (
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Quirks of stores that check an ETag atomically but get another part of
@@ -84,4 +85,28 @@ func (q storeQuirks) entryETag(etag string) string {
 		return ""
 	}
 	return etag
+}
+
+// NewQuirkyStore stands for a store with both of SeaweedFS 4.53's and
+// versitygw v1.8.0's DeleteObjects quirks at once: DeleteObject ignores
+// x-amz-if-match-size and -last-modified-time, DeleteObjects ignores entry
+// ETags; DeleteObject If-Match, PutObject, CopyObject and
+// CompleteMultipartUpload conditions are atomic. Lease-free under auto by
+// two reductions to DeleteObject If-Match, the one check they rely on.
+func NewQuirkyStore(inner http.Handler) http.Handler {
+	return &conditionalStore{inner: inner, keys: map[string]*keyHistory{},
+		quirks: storeQuirks{ignoresDeleteSizeTime: true, ignoresEntryETags: true}}
+}
+
+// NewQuirkyStoreRacingLater is the negative control of NewQuirkyStore's
+// reductions: NewQuirkyStore when s3cond starts (and probes it), then,
+// after BecomeRacy, a DeleteObject If-Match checked and, gap later, done,
+// not atomically with a PutObject committed in the gap (as SeaweedFS's
+// DeleteObjects entries were, issue 33). gap stands for a store slow
+// between its check and its write, so that a history meets the race.
+func NewQuirkyStoreRacingLater(gap time.Duration) *RacyLaterStore {
+	return &RacyLaterStore{before: NewQuirkyStore, after: func(inner http.Handler) http.Handler {
+		return &conditionalStore{inner: inner, keys: map[string]*keyHistory{}, racy: opDelete, racyGap: gap,
+			quirks: storeQuirks{ignoresDeleteSizeTime: true, ignoresEntryETags: true}}
+	}}
 }
