@@ -103,12 +103,16 @@ type fixtureOptions struct {
 	storeChecks leasedwrite.StoreChecks
 	// writePolicy is the buckets' write policies (writepolicy.go).
 	writePolicy WritePolicy
+	// rules are a native mode's per-operation rules (leasefree.go).
+	rules leasedwrite.Rules
+	// wrapBackend, if set, stands in front of gofakes3 (a store's quirks).
+	wrapBackend func(http.Handler) http.Handler
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
-	backend, server := fakeBackendWith(t, "default", o.backendHook)
-	mode := leasedwrite.Mode{Checks: o.storeChecks}
+	backend, server := fakeBackendWrapped(t, "default", o.backendHook, o.wrapBackend)
+	mode := leasedwrite.Mode{Checks: o.storeChecks, Rules: o.rules}
 	if o.native {
 		mode.Kind = leasedwrite.Native
 	}
@@ -159,7 +163,16 @@ func fakeBackend(t *testing.T, name string) (*Backend, *httptest.Server) {
 // fakeBackendWith is fakeBackend with hook called on each request it gets.
 func fakeBackendWith(t *testing.T, name string, hook func(*http.Request)) (*Backend, *httptest.Server) {
 	t.Helper()
+	return fakeBackendWrapped(t, name, hook, nil)
+}
+
+// fakeBackendWrapped is fakeBackendWith with wrap (if set) before gofakes3.
+func fakeBackendWrapped(t *testing.T, name string, hook func(*http.Request), wrap func(http.Handler) http.Handler) (*Backend, *httptest.Server) {
+	t.Helper()
 	fake := gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(true)).Server()
+	if wrap != nil {
+		fake = wrap(fake)
+	}
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hook != nil {
 			hook(r)
