@@ -9,10 +9,11 @@ import (
 	"github.com/s3cond/s3cond/internal/testservers"
 )
 
-// leaseFreeWorkload mixes creates, CASes, DeleteObject If-Match with
+// leaseFreeWorkload mixes PutObject If-None-Match and If-Match,
+// CompleteMultipartUpload with each, DeleteObject If-Match with
 // x-amz-if-match-size, and DeleteObjects entry ETags on three keys.
 func leaseFreeWorkload(c *Cluster) Workload {
-	return Workload{Cluster: c, Keys: threeKeys, Clients: 8, DeleteConditions: true}
+	return Workload{Cluster: c, Keys: threeKeys, Clients: 8, DeleteConditions: true, Completes: true}
 }
 
 // wantLeaseFreePlan checks the plan s3cond chose on the quirky store: no
@@ -36,13 +37,16 @@ func TestLinearizableLeaseFreeReductions(t *testing.T) {
 	wantLeaseFreePlan(t, c)
 	rec := record(t, leaseFreeWorkload(c), recordingTime(t, 4*time.Second), nil)
 	requireProgress(t, rec, 20)
+	if s := rec.Stats(); s.ByKind[OpComplete] == 0 || s.ByKind[OpDelete] == 0 {
+		t.Fatalf("the history has no completion or no delete: %s", s)
+	}
 	if result := Check(t, rec); result != porcupine.Ok {
 		t.Fatalf("the checker found %s (%s)", result, rec.Stats())
 	}
 	if leases := scrapeCounts(t, "http://"+c.AdminAddrs[0]+"/metrics", "s3cond_lease_acquisitions_total")[0]; leases != 0 {
 		t.Errorf("%d lease acquisitions on a lease-free backend", leases)
 	}
-	t.Logf("checked %s", rec.Stats())
+	t.Logf("checked %s, %d completions", rec.Stats(), rec.Stats().ByKind[OpComplete])
 }
 
 // TestNegativeControlLeaseFreeReductionsOnARacyDelete: the same plan on

@@ -47,6 +47,9 @@ type Workload struct {
 	// a DeleteObjects of one entry ETag: the operations a lease-free plan
 	// reduces to DeleteObject If-Match (leasefree_test.go).
 	DeleteConditions bool
+	// Completes makes about one create or CAS in four a multipart upload
+	// of one part completed with the same condition (completewrite.go).
+	Completes bool
 }
 
 // Counters are what the workload saw that the model does not check.
@@ -184,10 +187,14 @@ func (c *workloadClient) conditionalRound(ctx context.Context) {
 		return
 	}
 	switch {
+	case found == OutcomeNotFound && c.w.Completes && c.rnd.IntN(4) == 0:
+		c.complete(key, "", "")
 	case found == OutcomeNotFound:
 		c.create(key)
 	case found == OutcomeOK && c.rnd.IntN(5) == 0:
 		c.delete(key, value, etag)
+	case found == OutcomeOK && c.w.Completes && c.rnd.IntN(4) == 0:
+		c.complete(key, value, etag)
 	case found == OutcomeOK:
 		c.cas(key, value, etag)
 	}
