@@ -54,13 +54,51 @@ func TestAutoPicksLeaseForRacyStore(t *testing.T) {
 	requireLogged(t, s, "conditional writes: lease", "not_native=put_if_none_match", "verdict=racy")
 }
 
-// TestAutoPicksLeaseForRacyDeleteObjectsStore: a store whose DeleteObjects
-// entries race a CAS PutObject (SeaweedFS 4.53) and whose every other
-// conditional write is atomic; the probe's race of the two finds it.
-func TestAutoPicksLeaseForRacyDeleteObjectsStore(t *testing.T) {
+// TestAutoSendsEntriesApartOnRacyDeleteObjectsStore: a store whose
+// DeleteObjects entries race a CAS PutObject (SeaweedFS 4.53) and whose
+// every other conditional write is atomic; the probe's race of the two
+// finds it, and auto serves without leases by never sending a conditional
+// entry in a DeleteObjects: each is a DeleteObject If-Match, which is
+// atomic and raced.
+func TestAutoSendsEntriesApartOnRacyDeleteObjectsStore(t *testing.T) {
 	endpoint := testservers.StartFaultyStore(t, testservers.NewRacyDeleteObjectsStore)
 	s := testservers.StartS3cond(t, autoConfig(endpoint, faultyCred, "auto", testservers.FaultyStoreBucket))
-	requireLogged(t, s, "conditional writes: lease", "not_native=delete_objects_etag", "verdict=racy")
+	requireLogged(t, s, "capability=delete_objects_etag", "verdict=racy", "conditional writes: native", "DeleteObjects: entries as DeleteObject")
+}
+
+// TestAutoReducesOnQuirkyStore: a store whose DeleteObject ignores its size
+// and time conditions and whose DeleteObjects ignores entry ETags (SeaweedFS
+// 4.53's and versitygw v1.8.0's quirks), DeleteObject If-Match atomic: auto
+// serves it without leases, both reduced to DeleteObject If-Match.
+func TestAutoReducesOnQuirkyStore(t *testing.T) {
+	endpoint := testservers.StartFaultyStore(t, testservers.NewQuirkyStore)
+	s := testservers.StartS3cond(t, autoConfig(endpoint, faultyCred, "auto", testservers.FaultyStoreBucket))
+	requireLogged(t, s, "remedy=reduce_to_if_match", "conditional writes: native", "DeleteObject: reduced to If-Match", "DeleteObjects: entries as DeleteObject")
+}
+
+// TestAutoUnquotesOnUnquotedIfMatchStore: a store whose PutObject If-Match
+// matches only an unquoted ETag (Ceph RGW 16.2.15), every other condition
+// atomic: auto serves it without leases, sending the ETag unquoted.
+func TestAutoUnquotesOnUnquotedIfMatchStore(t *testing.T) {
+	endpoint := testservers.StartFaultyStore(t, testservers.NewUnquotedIfMatchStore)
+	s := testservers.StartS3cond(t, autoConfig(endpoint, faultyCred, "auto", testservers.FaultyStoreBucket))
+	requireLogged(t, s, "remedy=unquoted_etag", "conditional writes: native", "PutObject: If-Match unquoted")
+}
+
+// TestAutoPicksLeaseWhereAReductionRaces: the controls: where the one check
+// a reduction relies on (DeleteObject If-Match) races a CAS PutObject,
+// auto leases everything.
+func TestAutoPicksLeaseWhereAReductionRaces(t *testing.T) {
+	for name, fault := range map[string]func(http.Handler) http.Handler{
+		"size and time ignored": testservers.NewRacyDeleteSizeTimeIgnoringStore,
+		"entry ETags ignored":   testservers.NewRacyDeleteEntryETagIgnoringStore,
+	} {
+		t.Run(name, func(t *testing.T) {
+			endpoint := testservers.StartFaultyStore(t, fault)
+			s := testservers.StartS3cond(t, autoConfig(endpoint, faultyCred, "auto", testservers.FaultyStoreBucket))
+			requireLogged(t, s, "conditional writes: lease", "not_atomic=delete_if_match")
+		})
+	}
 }
 
 // TestAutoPicksLeaseForRacyCopyStore: a store whose CopyObject races
@@ -81,6 +119,10 @@ func TestAutoPicksLeaseForPartialStore(t *testing.T) {
 // TestAutoOnVersityGW: versitygw v1.8.0 races right on PutObject and
 // CompleteMultipartUpload but ignores conditions on CopyObject, and native
 // mode would forward a conditional CopyObject unguarded: auto picks lease.
+// Its DeleteObjects entry ETags (ignored) would be sent as DeleteObject
+// If-Match, but its DeleteObject answers a second deleter of one version
+// 204 where S3 answers 404 (delete_if_match partial with no remedy): that
+// keeps it leasing too, until both are served otherwise.
 func TestAutoOnVersityGW(t *testing.T) {
 	v := testservers.StartVersityGW(t)
 	cred := Credentials{v.AccessKey, v.Secret}

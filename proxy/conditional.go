@@ -45,7 +45,7 @@ func (p *Proxy) serveConditional(c *call) bool {
 	case !conds.Active():
 		cond = precondition.AnyState{}
 	case !mode.Leases():
-		p.forward(c, p.nativeSpec(c, added))
+		p.serveLeaseFree(c, conds, mode, added) // leasefree.go
 		return true
 	case p.leased == nil:
 		p.fail(c, s3err.Newf(s3err.NotImplemented, "Conditional writes need a lease store, and none is configured."))

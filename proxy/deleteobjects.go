@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/precondition"
 	"github.com/s3cond/s3cond/proxy/leasedwrite"
@@ -74,6 +75,11 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 	mode := c.backend.mode()
 	switch {
 	case len(accepted) == 0:
+	case !mode.Leases() && conditional && mode.Rule(operation.DeleteObjects) == leasedwrite.RuleEntriesAsDeletes:
+		if err := p.deleteEntriesApart(c, accepted, result); err != nil { // deleteentries.go
+			p.fail(c, err)
+			return
+		}
 	case !mode.Leases() || (!conditional && !strict):
 		// No lease: the entries (with their conditions, for a store that
 		// enforces them) go to the backend as they are.

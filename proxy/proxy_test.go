@@ -103,17 +103,20 @@ type fixtureOptions struct {
 	storeChecks leasedwrite.StoreChecks
 	// writePolicy is the buckets' write policies (writepolicy.go).
 	writePolicy WritePolicy
-	// storeWrap, if set, wraps gofakes3 (a testservers fake store).
+	// storeWrap, if set, wraps gofakes3 (a testservers fake store, or a
+	// store's quirks).
 	storeWrap func(http.Handler) http.Handler
 	// emulateCopy is leasedwrite.Mode.EmulateCopy, tuned by copyEmulation.
 	emulateCopy   bool
 	copyEmulation CopyEmulation
+	// rules are a native mode's per-operation rules (leasefree.go).
+	rules leasedwrite.Rules
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
 	backend, server := fakeBackendWrapped(t, "default", o.backendHook, o.storeWrap)
-	mode := leasedwrite.Mode{Checks: o.storeChecks, EmulateCopy: o.emulateCopy}
+	mode := leasedwrite.Mode{Checks: o.storeChecks, EmulateCopy: o.emulateCopy, Rules: o.rules}
 	backend.CopyEmulation = o.copyEmulation
 	if o.native {
 		mode.Kind = leasedwrite.Native

@@ -3,6 +3,7 @@ package linearizability
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +92,10 @@ type ClusterOptions struct {
 	ProxyBuildTags map[int]string
 	// EditConfig, when set, changes the config every process starts with.
 	EditConfig func(*e2e.Config)
+	// Fault, when set, is the store: testservers.StartFaultyStore's
+	// gofakes3 behind Fault, in this process; s3cond probes it
+	// (conditional: auto) and serves it as the probe says.
+	Fault func(http.Handler) http.Handler
 }
 
 // Cluster is a store (versitygw or s3rver), optionally a delay proxy and a
@@ -122,6 +127,9 @@ type Cluster struct {
 	containerHostname string
 }
 
+// faultyStore is the Store.Kind of a ClusterOptions.Fault store.
+const faultyStore e2e.BackendKind = "faulty"
+
 // NewCluster starts everything and creates the bucket.
 func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	t.Helper()
@@ -130,7 +138,12 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	}
 	c := &Cluster{Cred: e2e.Credentials{AccessKey: clientKey, Secret: clientSecret}, Bucket: testBucket,
 		containerHostname: opts.ContainerHostname}
-	c.Store, c.Backend = e2e.StartStore(t, opts.Backend)
+	if opts.Fault != nil {
+		c.Store = e2e.Store{Kind: faultyStore, Endpoint: testservers.StartFaultyStore(t, opts.Fault), Cred: e2e.Credentials{AccessKey: "faultykey", Secret: "faultysecret"}}
+		c.env = append(c.env, "S3COND_BACKEND_PROBE_BUCKET="+testservers.FaultyStoreBucket)
+	} else {
+		c.Store, c.Backend = e2e.StartStore(t, opts.Backend)
+	}
 	backendEndpoint := c.Store.Endpoint
 	if opts.DelayBackend {
 		c.Delay = testservers.StartDelayProxy(t, strings.TrimPrefix(c.Store.Endpoint, "http://"))
@@ -149,6 +162,9 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 		Lease: e2e.LeaseConfig{Store: "embedded", Timeout: LeaseTimeout.String(), MaxClockSkewRate: SkewRate,
 			PollInterval: PollInterval.String(), TTL: "1h", WaitBudget: WaitBudget.String()},
 		Log: e2e.LogConfig{Level: "info", Format: "console"},
+	}
+	if opts.Fault != nil {
+		c.Config.Backend.Conditional = "auto"
 	}
 	if opts.LeaseTimeout != 0 {
 		c.Config.Lease.Timeout = opts.LeaseTimeout.String()

@@ -48,6 +48,14 @@ type Workload struct {
 	// NoDeletes leaves DeleteObject out (a store served natively whose
 	// DeleteObject If-Match is not, as versitygw's on a missing key).
 	NoDeletes bool
+	// DeleteConditions sends every delete with x-amz-if-match-size too
+	// (BodySize: it holds whenever If-Match does), and every other one as
+	// a DeleteObjects of one entry ETag: the operations a lease-free plan
+	// reduces to DeleteObject If-Match (leasefree_test.go).
+	DeleteConditions bool
+	// Completes makes about one create or CAS in four a multipart upload
+	// of one part completed with the same condition (completewrite.go).
+	Completes bool
 }
 
 // Counters are what the workload saw that the model does not check.
@@ -185,10 +193,14 @@ func (c *workloadClient) conditionalRound(ctx context.Context) {
 		return
 	}
 	switch {
+	case found == OutcomeNotFound && c.w.Completes && c.rnd.IntN(4) == 0:
+		c.complete(key, "", "")
 	case found == OutcomeNotFound:
 		c.create(key)
 	case found == OutcomeOK && !c.w.NoDeletes && c.rnd.IntN(5) == 0:
 		c.delete(key, value, etag)
+	case found == OutcomeOK && c.w.Completes && c.rnd.IntN(4) == 0:
+		c.complete(key, value, etag)
 	case found == OutcomeOK:
 		c.cas(key, value, etag)
 	}
@@ -328,10 +340,17 @@ func (c *workloadClient) put(key string) {
 
 func (c *workloadClient) delete(key, expect, etag string) {
 	in := Input{Kind: OpDelete, Key: key, Expect: expect}
+	if c.w.DeleteConditions && c.rnd.IntN(2) == 0 {
+		c.deleteEntry(in, etag)
+		return
+	}
 	pending := c.rec.Invoke(c.id, in)
 	ctx, cancel := c.opContext()
 	defer cancel()
-	_, err := c.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(c.w.Cluster.Bucket), Key: aws.String(key),
-		IfMatch: aws.String(etag)})
+	input := &s3.DeleteObjectInput{Bucket: aws.String(c.w.Cluster.Bucket), Key: aws.String(key), IfMatch: aws.String(etag)}
+	if c.w.DeleteConditions {
+		input.IfMatchSize = aws.Int64(int64(c.w.BodySize))
+	}
+	_, err := c.s3.DeleteObject(ctx, input)
 	c.finish(pending, in, err)
 }

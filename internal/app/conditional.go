@@ -20,6 +20,7 @@ import (
 type conditionalMetrics struct {
 	capability *prometheus.GaugeVec
 	mode       *prometheus.GaugeVec
+	rule       *prometheus.GaugeVec
 }
 
 func newConditionalMetrics(reg prometheus.Registerer) *conditionalMetrics {
@@ -33,7 +34,11 @@ func newConditionalMetrics(reg prometheus.Registerer) *conditionalMetrics {
 			Help: "1 for the mode s3cond serves conditional writes of a backend with (lease or native), and the configured setting.",
 		}, []string{"backend", "configured", "mode"}),
 	}
-	reg.MustRegister(m.capability, m.mode)
+	m.rule = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "s3cond_backend_conditional_rule",
+		Help: "1 for the rule each conditional operation of a backend served without leases is made atomic by (native, reduced to If-Match, If-Match unquoted, entries as DeleteObject); none while the backend leases.",
+	}, []string{"backend", "operation", "rule"})
+	reg.MustRegister(m.capability, m.mode, m.rule)
 	return m
 }
 
@@ -51,30 +56,48 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 	if a.conditional == nil {
 		a.conditional = newConditionalMetrics(a.Registry)
 	}
-	native, checks, inPlace, err := a.probeConditional(ctx, b, key, creds, log)
+	native, plan, err := a.probeConditional(ctx, b, key, creds, log)
 	if err != nil {
 		return leasedwrite.Mode{}, err
 	}
-	mode := leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: checks}
+	mode := leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: plan.checks, Rules: plan.rules}
+	inPlace := plan.inPlace
 	label := config.ConditionalLease
 	switch {
 	case native:
 		mode.Kind, label = leasedwrite.Native, config.ConditionalNative
-		mode.EmulateCopy = b.CopyEmulation // copyemulation.go
+		// copyemulation.go: the plan's rule where the store was probed;
+		// as configured where it was not (native unverified).
+		mode.EmulateCopy = b.CopyEmulation && (!b.Probes() || mode.Rule(operation.CopyObject) == leasedwrite.RuleEmulated)
 	case b.WritesInPlace || inPlace:
 		mode.Kind = leasedwrite.LeaseFirst
 	}
 	a.conditional.mode.WithLabelValues(b.Name, b.Conditional, label).Set(1)
+	if mode.Kind == leasedwrite.Native {
+		for _, o := range leaseFreeOperations {
+			a.conditional.rule.WithLabelValues(b.Name, o.op.String(), mode.Rule(o.op).String()).Set(1)
+		}
+	}
 	return mode, nil
 }
 
+// probedPlan is what the probe says of a backend beyond native or not:
+// the lease-free rules of a native one; for a leased one, the conditions
+// the store checks right itself and whether it writes in place.
+type probedPlan struct {
+	rules   leasedwrite.Rules
+	checks  leasedwrite.StoreChecks
+	inPlace bool
+}
+
 // probeConditional runs the start-up probe where the configuration asks
-// for one, and says whether the store is native, which conditions it
-// checks right itself, and whether it writes in place.
-func (a *App) probeConditional(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, checks leasedwrite.StoreChecks, inPlace bool, err error) {
+// for one, and says whether the store can be served without leases (every
+// operation native, or, under auto, made atomic by the store's own checks:
+// rules.go) and the rest of the plan.
+func (a *App) probeConditional(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, plan probedPlan, err error) {
 	m := a.conditional
 	if !b.Probes() {
-		return b.Conditional == config.ConditionalNative, checks, false, nil
+		return b.Conditional == config.ConditionalNative, plan, nil
 	}
 	// The probe shares backend.startup_checks_timeout with the other
 	// start-up checks, and runs beside them (storecapabilities.go).
@@ -90,36 +113,44 @@ func (a *App) probeConditional(ctx context.Context, b config.Backend, key string
 		},
 	}, log)
 	if err != nil {
-		return false, checks, false, fmt.Errorf("%s: probe the store: %w", key, err)
+		return false, plan, fmt.Errorf("%s: probe the store: %w", key, err)
 	}
 	for _, name := range probe.AllCapabilities {
 		r := rep.Capabilities[name]
 		m.capability.WithLabelValues(b.Name, name, string(r.Verdict)).Set(1)
-		log.Info().Str("backend", b.Name).Str("capability", name).Str("verdict", string(r.Verdict)).Str("evidence", r.Detail).Msg("probed the store")
+		log.Info().Str("backend", b.Name).Str("capability", name).Str("verdict", string(r.Verdict)).Str("remedy", r.Remedy).Str("evidence", r.Detail).Msg("probed the store")
 	}
 	wanting := firstWantingUnlessEmulated(b, rep.Capabilities) // copyemulation.go
 	if b.Conditional == config.ConditionalNative && wanting != "" {
 		r := rep.Capabilities[wanting]
-		return false, checks, false, fmt.Errorf("%s.conditional: native, but the store's %s is %s (%s); use auto or lease, or set %s.native_unverified: true (dangerous: writes can be lost)",
+		return false, plan, fmt.Errorf("%s.conditional: native, but the store's %s is %s (%s); use auto or lease, or set %s.native_unverified: true (dangerous: writes can be lost)",
 			key, wanting, r.Verdict, r.Detail, key)
 	}
-	native = wanting == ""
+	// auto: lease-free where every operation has a rule the store's own
+	// checks make atomic (all native included), leased otherwise.
+	rules, unmet, native := leaseFreeRules(rep.Capabilities, b.CopyEmulation)
 	ev := log.Info().Str("backend", b.Name).Str("configured", b.Conditional).Bool("native", native)
 	if wanting != "" {
 		ev = ev.Str("not_native", wanting)
 	}
+	if native {
+		plan.rules = rules
+		ev = ev.Strs("rules", rules.Names())
+	} else {
+		ev = ev.Str("not_atomic", unmet)
+	}
 	ev.Msg("conditional writes: " + map[bool]string{true: "native", false: "lease"}[native])
 	if !native {
-		checks = storeChecks(rep.Capabilities)
-		log.Info().Str("backend", b.Name).Strs("store_checks", checks.Names()).
+		plan.checks = storeChecks(rep.Capabilities)
+		log.Info().Str("backend", b.Name).Strs("store_checks", plan.checks.Names()).
 			Msg("leased writes still send the store the conditions it checks right itself")
-		inPlace = rep.Capabilities[probe.AtomicUploads].Verdict == probe.InPlace
-		if inPlace && !b.WritesInPlace {
+		plan.inPlace = rep.Capabilities[probe.AtomicUploads].Verdict == probe.InPlace
+		if plan.inPlace && !b.WritesInPlace {
 			log.Warn().Str("backend", b.Name).
 				Msg("the store shows an upload before its last byte: leased writes take their lease before their first byte, as with backend.writes_in_place")
 		}
 	}
-	return native, checks, inPlace, nil
+	return native, plan, nil
 }
 
 // storeChecks are the write conditions whose probe verdict shows the store

@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/probe"
 	"github.com/s3cond/s3cond/internal/testservers"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
 // faultyBackendConfig fronts a faulty store (testservers/faultystores.go)
@@ -52,7 +54,7 @@ func TestNativeUnverifiedDoesNotProbe(t *testing.T) {
 
 // wantAutoMode builds an app on a faulty store with conditional: auto and
 // checks the mode it chose and each verdict named in verdicts.
-func wantAutoMode(t *testing.T, fault func(http.Handler) http.Handler, mode string, verdicts map[string]string) {
+func wantAutoMode(t *testing.T, fault func(http.Handler) http.Handler, mode string, verdicts map[string]string) *App {
 	t.Helper()
 	a := build(t, faultyBackendConfig(t, testservers.StartFaultyStore(t, fault), config.ConditionalAuto))
 	if v := metricValue(t, a.Registry, "s3cond_backend_conditional_mode", map[string]string{
@@ -67,19 +69,24 @@ func wantAutoMode(t *testing.T, fault func(http.Handler) http.Handler, mode stri
 			t.Errorf("s3cond_backend_capability{%s,%s} = %v, want 1", capability, verdict, v)
 		}
 	}
+	return a
 }
 
 // On a store whose DeleteObjects entries race a CAS PutObject (SeaweedFS
-// 4.53), auto leases: native would pass the race through and lose a write.
-func TestAutoLeasesOnRacyDeleteObjectsStore(t *testing.T) {
-	wantAutoMode(t, testservers.NewRacyDeleteObjectsStore, config.ConditionalLease, map[string]string{
+// 4.53) but whose DeleteObject If-Match is atomic, auto serves without
+// leases and never sends the racy entries: each conditional entry is a
+// DeleteObject If-Match (TestEntriesAsDeletesOnRacyEntriesStore proves the
+// race is not passed through).
+func TestAutoSendsEntriesAsDeletesOnRacyDeleteObjectsStore(t *testing.T) {
+	a := wantAutoMode(t, testservers.NewRacyDeleteObjectsStore, config.ConditionalNative, map[string]string{
 		probe.DeleteObjectsETag: string(probe.Racy), probe.PutIfMatch: string(probe.Native),
 	})
+	wantRule(t, a, operation.DeleteObjects, leasedwrite.RuleEntriesAsDeletes)
 }
 
 // On a store whose CopyObject races PutObject (SeaweedFS 4.53), auto leases.
 func TestAutoLeasesOnRacyCopyStore(t *testing.T) {
-	wantAutoMode(t, testservers.NewRacyCopyStore, config.ConditionalLease, map[string]string{
+	_ = wantAutoMode(t, testservers.NewRacyCopyStore, config.ConditionalLease, map[string]string{
 		probe.CopyIfNoneMatch: string(probe.Racy), probe.CopyIfMatch: string(probe.Racy), probe.PutIfNoneMatch: string(probe.Native),
 	})
 }
@@ -87,7 +94,10 @@ func TestAutoLeasesOnRacyCopyStore(t *testing.T) {
 // The control: on a store that checks every condition atomically, auto
 // serves native, so the two tests above lease because of the race alone.
 func TestAutoServesNativeOnAtomicStore(t *testing.T) {
-	wantAutoMode(t, testservers.NewAtomicStore, config.ConditionalNative, map[string]string{
+	a := wantAutoMode(t, testservers.NewAtomicStore, config.ConditionalNative, map[string]string{
 		probe.DeleteObjectsETag: string(probe.Native), probe.CopyIfMatch: string(probe.Native),
 	})
+	for _, op := range []operation.Operation{operation.PutObject, operation.CopyObject, operation.CompleteMultipartUpload, operation.DeleteObject, operation.DeleteObjects} {
+		wantRule(t, a, op, leasedwrite.RuleNative)
+	}
 }

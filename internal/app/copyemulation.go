@@ -3,21 +3,31 @@ package app
 import (
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/probe"
-	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
 // An emulated copy (proxy/emulatedcopy.go) builds a conditional CopyObject
 // from the store's conditional PutObject (small sources) or
 // CompleteMultipartUpload (large ones) and takes no lease. It is served
-// only where the backend takes no lease at all (conditional: native, and
-// backend.copy_emulation): a leased write that relies on the lease alone
-// (a DeleteObjects entry on versitygw, whose ETags it ignores) would let
-// an emulated copy commit between its check and its write.
+// only where the backend takes no lease at all (CopyObject's
+// leasedwrite.RuleEmulated in a lease-free plan, rules.go; or
+// conditional: native unverified, with backend.copy_emulation): a leased
+// write that relies on the lease alone would let an emulated copy commit
+// between its check and its write.
 
 // copyEmulationCapabilities are the probe capabilities an emulated copy
 // relies on: the store's atomic check on the write it is built from.
 var copyEmulationCapabilities = []string{probe.PutIfNoneMatch, probe.PutIfMatch,
 	probe.CompleteIfNoneMatch, probe.CompleteIfMatch}
+
+// copyEmulationRequirements are copyEmulationCapabilities as the
+// requirements of CopyObject's emulated rule (rules.go).
+func copyEmulationRequirements() []requirement {
+	reqs := make([]requirement, len(copyEmulationCapabilities))
+	for i, name := range copyEmulationCapabilities {
+		reqs[i] = requirement{capability: name}
+	}
+	return reqs
+}
 
 // copyCapabilities are the ones it stands in for.
 var copyCapabilities = map[string]bool{probe.CopyIfNoneMatch: true, probe.CopyIfMatch: true}
@@ -46,11 +56,4 @@ func firstWantingUnlessEmulated(b config.Backend, caps map[string]probe.Result) 
 		}
 	}
 	return ""
-}
-
-// servedEmulationCovers reports whether a served mode's emulated copy
-// stands in for capability name, so a re-probe finding it still wanting
-// is no worsening.
-func servedEmulationCovers(served leasedwrite.Mode, name string) bool {
-	return served.EmulateCopy && copyCapabilities[name]
 }

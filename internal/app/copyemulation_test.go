@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/probe"
 	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
@@ -43,12 +44,46 @@ func TestNativeWithCopyEmulationExcusesOnlyTheCopy(t *testing.T) {
 // with an emulated copy is not switched for the copy's own verdict, and is
 // switched to leases (emulation off) when PutObject's check goes.
 func TestReprobeKeepsEmulatedCopyUntilItsBasisGoes(t *testing.T) {
-	served := leasedwrite.Mode{Kind: leasedwrite.Native, EmulateCopy: true}
+	served := leasedwrite.Mode{Kind: leasedwrite.Native, EmulateCopy: true, Rules: leasedwrite.Rules{operation.CopyObject: leasedwrite.RuleEmulated}}
 	if worse, _, ok := worseThanServed(served, false, versityV180(nil)); ok {
 		t.Fatalf("switched to %+v for the copy's verdict, which the emulation covers", worse)
 	}
 	worse, why, ok := worseThanServed(served, false, versityV180(map[string]probe.Verdict{probe.PutIfMatch: probe.Racy}))
 	if !ok || worse.Leases() == false || worse.EmulateCopy || why.capability != probe.PutIfMatch {
 		t.Fatalf("Put If-Match racy: switched %v to %+v for %q; want leases, no emulation, for put_if_match", ok, worse, why.capability)
+	}
+}
+
+// Under auto, copy_emulation makes the emulated copy CopyObject's
+// lease-free rule where its basis is native, and never otherwise: without
+// the setting, or with Complete racy, the copy has no rule and the whole
+// backend leases.
+func TestEmulatedCopyIsCopyObjectsLeaseFreeRule(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		emulateCopy bool
+		rep         probe.Report
+		leaseFree   bool
+	}{
+		{"copy ignored, emulation on", true, versityV180(nil), true},
+		{"copy ignored, emulation off", false, versityV180(nil), false},
+		{"copy ignored, complete racy", true, versityV180(map[string]probe.Verdict{probe.CompleteIfMatch: probe.Racy}), false},
+		{"copy native, emulation on: the store's own", true, reportWith(nil), true},
+	} {
+		rules, wanting, ok := leaseFreeRules(c.rep.Capabilities, c.emulateCopy)
+		if ok != c.leaseFree {
+			t.Errorf("%s: lease-free %v (wanting %q), want %v", c.name, ok, wanting, c.leaseFree)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		want := leasedwrite.RuleEmulated
+		if c.rep.Capabilities[probe.CopyIfMatch].Verdict == probe.Native {
+			want = leasedwrite.RuleNative
+		}
+		if got := rules[operation.CopyObject]; got != want {
+			t.Errorf("%s: CopyObject's rule %v, want %v", c.name, got, want)
+		}
 	}
 }

@@ -145,8 +145,8 @@ type worsening struct {
 
 // worseThanServed is the mode rep calls for where it asks for something
 // the served mode does not do already (ok false otherwise): leases for a
-// backend served natively whose write capabilities are not all native any
-// more; for a leased one, fewer store checks where the store stopped
+// backend served without leases where a capability one of its rules
+// relies on is no longer met (native, or partial with the rule's remedy); for a leased one, fewer store checks where the store stopped
 // checking a condition leased writes send it; the lease before the first
 // byte where uploads now show early (configuredInPlace: the backend was
 // configured so). A capability that could not be measured (error: the
@@ -155,9 +155,11 @@ type worsening struct {
 func worseThanServed(served leasedwrite.Mode, configuredInPlace bool, rep probe.Report) (worse leasedwrite.Mode, why worsening, ok bool) {
 	worse = served
 	if served.Kind == leasedwrite.Native {
-		for _, name := range probe.WriteCapabilities {
-			if r := rep.Capabilities[name]; r.Verdict != probe.Native && r.Verdict != probe.Error && !servedEmulationCovers(served, name) {
-				why = worsening{capability: name, verdict: r.Verdict, detail: r.Detail}
+		// Each rule served relies on its capabilities (rules.go); one no
+		// longer met leases everything, as mixing is unsafe.
+		for _, q := range servedRequirements(served.Rules) {
+			if r := rep.Capabilities[q.capability]; !q.met(rep.Capabilities) && r.Verdict != probe.Error {
+				why = worsening{capability: q.capability, verdict: r.Verdict, detail: r.Detail}
 				worse = leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: storeChecks(rep.Capabilities)}
 				if configuredInPlace {
 					worse.Kind = leasedwrite.LeaseFirst
@@ -211,5 +213,6 @@ func (m *conditionalMetrics) switched(b config.Backend, now leasedwrite.Mode) {
 		mode = config.ConditionalNative
 	}
 	m.mode.DeletePartialMatch(prometheus.Labels{"backend": b.Name})
+	m.rule.DeletePartialMatch(prometheus.Labels{"backend": b.Name})
 	m.mode.WithLabelValues(b.Name, b.Conditional, mode).Set(1)
 }

@@ -116,11 +116,21 @@ func reportWith(verdicts map[string]probe.Verdict) probe.Report {
 	return probe.Report{Capabilities: caps, Recommendation: probe.Recommend(caps)}
 }
 
+// withRemedy is a report where every capability is native but name,
+// partial with remedy (raced).
+func withRemedy(name, remedy string) probe.Report {
+	rep := reportWith(nil)
+	rep.Capabilities[name] = probe.Result{Verdict: probe.Partial, Remedy: remedy}
+	return rep
+}
+
 // What a re-probe switches: only what got worse than the backend is served
 // with, and nothing on a capability it could not measure.
 func TestWorseThanServed(t *testing.T) {
 	native := leasedwrite.Mode{Kind: leasedwrite.Native}
 	leasedAll := leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: storeChecks(reportWith(nil).Capabilities)}
+	reducedDelete := leasedwrite.Mode{Kind: leasedwrite.Native, Rules: leasedwrite.Rules{operation.DeleteObject: leasedwrite.RuleIfMatch}}
+	entriesApart := leasedwrite.Mode{Kind: leasedwrite.Native, Rules: leasedwrite.Rules{operation.DeleteObjects: leasedwrite.RuleEntriesAsDeletes}}
 	for _, c := range []struct {
 		name              string
 		served            leasedwrite.Mode
@@ -137,6 +147,14 @@ func TestWorseThanServed(t *testing.T) {
 			func(m leasedwrite.Mode) bool { return m.Kind == leasedwrite.LeaseFirst }},
 		{"native, uploads now in place (nothing leased to move)", native, false, reportWith(map[string]probe.Verdict{probe.AtomicUploads: probe.InPlace}), nil},
 		{"native, a capability unmeasured", native, false, reportWith(map[string]probe.Verdict{probe.PutIfMatch: probe.Error}), nil},
+		{"reduced delete, remedy still raced", reducedDelete, false, withRemedy(probe.DeleteIfMatch, probe.RemedyIfMatch), nil},
+		{"reduced delete, remedy lost its race", reducedDelete, false, reportWith(map[string]probe.Verdict{probe.DeleteIfMatch: probe.Partial}),
+			func(m leasedwrite.Mode) bool { return m.Kind == leasedwrite.HoldBack && m.Rules == nil }},
+		{"entries as deletes, entry ETags still ignored", entriesApart, false, reportWith(map[string]probe.Verdict{probe.DeleteObjectsETag: probe.Ignored}), nil},
+		{"entries as deletes, DeleteObject now racy", entriesApart, false, reportWith(map[string]probe.Verdict{probe.DeleteObjectsETag: probe.Ignored, probe.DeleteIfMatch: probe.Racy}),
+			func(m leasedwrite.Mode) bool { return m.Kind == leasedwrite.HoldBack }},
+		{"native entries, entry ETags now ignored", native, false, reportWith(map[string]probe.Verdict{probe.DeleteObjectsETag: probe.Ignored}),
+			func(m leasedwrite.Mode) bool { return m.Kind == leasedwrite.HoldBack }},
 		{"leased, a store check refused now", leasedAll, false, reportWith(map[string]probe.Verdict{probe.PutIfNoneMatch: probe.Refused}),
 			func(m leasedwrite.Mode) bool {
 				return !m.Checks.IfNoneMatch[operation.PutObject] && m.Checks.IfMatch[operation.PutObject]

@@ -547,8 +547,8 @@ func validateConditional(b Backend, prefix string) error {
 	if b.NativeUnverified && b.Conditional != ConditionalNative {
 		return keyError(prefix+".native_unverified", "is set, but %s.conditional is %s, not native", prefix, b.Conditional)
 	}
-	if b.CopyEmulation && b.Conditional != ConditionalNative {
-		return keyError(prefix+".copy_emulation", "is set, but %s.conditional is %s, not native: an emulated copy takes no lease, and would race leased writes", prefix, b.Conditional)
+	if b.CopyEmulation && b.Conditional == ConditionalLease {
+		return keyError(prefix+".copy_emulation", "is set, but %s.conditional is lease: an emulated copy takes no lease, and would race leased writes (use auto, which emulates only on a backend it serves without leases, or native)", prefix)
 	}
 	if b.CopyEmulationSinglePutLimit < 1 || b.CopyEmulationSinglePutLimit > 5<<30 {
 		return keyError(prefix+".copy_emulation_single_put_limit", "must be between 1 and 5368709120 bytes (S3's largest copy source), not %d", b.CopyEmulationSinglePutLimit)

@@ -76,6 +76,10 @@ var AllCapabilities = append(append([]string(nil), WriteCapabilities...), ReadCo
 type Result struct {
 	Verdict Verdict `json:"verdict"`
 	Detail  string  `json:"detail"`
+	// Remedy, on a partial verdict, is how s3cond makes the capability
+	// right with the store's own check (remedy.go): set only when the
+	// remedied form was raced against every write it meets and won.
+	Remedy string `json:"remedy,omitempty"`
 }
 
 // Report is the whole measurement. Recommendation is "native" only when

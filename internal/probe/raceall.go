@@ -11,8 +11,8 @@ import (
 // meet creates; writes on a version (If-Match, and the deletes) meet
 // writes on that version. A create does not meet a delete: a delete then a
 // create both succeed in S3 too.
-func raceSpecs() []raceSpec {
-	putCreate, putCAS := putRacer(false), putRacer(true)
+func raceSpecs(caps map[string]Result) []raceSpec {
+	putCreate, putCAS := putRacer(false, ""), putRacer(true, caps[PutIfMatch].Remedy)
 	copyCreate, copyCAS := copyRacer(false), copyRacer(true)
 	completeCreate, completeCAS := completeRacer(false), completeRacer(true)
 	del, delEntry := deleteRacer(), deleteEntryRacer()
@@ -42,7 +42,7 @@ func raceSpecs() []raceSpec {
 // is not run, and said so: the opponent is not native, so neither is the
 // store, whatever the race would show.
 func raceAll(ctx context.Context, s *store, caps map[string]Result, right map[string]bool) {
-	specs := raceSpecs()
+	specs := raceSpecs(caps)
 	results := make([]*raceResult, len(specs))
 	skipped := map[string][]string{}
 	var wg sync.WaitGroup
@@ -99,5 +99,13 @@ func raceVerdict(sequential Result, races []raceResult, skipped []string) Result
 	if len(skipped) > 0 {
 		evidence = append(evidence, "not raced against "+strings.Join(skipped, ", "))
 	}
-	return Result{Verdict: verdict, Detail: sequential.Detail + "; " + strings.Join(evidence, "; ")}
+	detail := sequential.Detail + "; " + strings.Join(evidence, "; ")
+	if sequential.Remedy != "" {
+		// Partial stays partial; the remedy stands only if it won.
+		if verdict != Native {
+			return Result{Verdict: Partial, Detail: detail + "; remedy " + sequential.Remedy + " is " + string(verdict)}
+		}
+		return Result{Verdict: Partial, Detail: detail + "; remedy " + sequential.Remedy + " raced", Remedy: sequential.Remedy}
+	}
+	return Result{Verdict: verdict, Detail: detail}
 }

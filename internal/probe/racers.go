@@ -41,12 +41,17 @@ func writerBody(rd raceRound, writer int) string {
 	return fmt.Sprintf("writer %d of %s", writer, rd.key)
 }
 
-func putRacer(onVersion bool) racer {
+// putRacer's remedy is put_if_match's (RemedyUnquoted: its If-Match is
+// sent unquoted, as s3cond would send it).
+func putRacer(onVersion bool, remedy string) racer {
 	r := racer{slug: "put-create", name: "PutObject If-None-Match: *", capability: PutIfNoneMatch}
 	if onVersion {
 		r = racer{slug: "put-cas", name: "PutObject If-Match", capability: PutIfMatch, onVersion: true}
 	}
 	r.prepare = func(_ context.Context, s *store, rd raceRound, writer int, c *s3.Client) (attempt, error) {
+		if remedy == RemedyUnquoted {
+			rd.etag = unquoted(rd.etag)
+		}
 		return func(ctx context.Context) outcome {
 			return s.put(ctx, c, rd.key, writerBody(rd, writer), func(in *s3.PutObjectInput) { in.IfNoneMatch, in.IfMatch = condition(rd, onVersion) })
 		}, nil

@@ -61,7 +61,7 @@ func TestProbeBoundsRoundsByTimeOnSlowLosers(t *testing.T) {
 		want[name] = Native
 	}
 	wantVerdicts(t, rep, want)
-	races := len(raceSpecs())
+	races := len(raceSpecs(nil))
 	maxRounds := int(opts.RaceTime/testservers.SlowLoserDelay) + 1
 	counted.mu.Lock()
 	defer counted.mu.Unlock()

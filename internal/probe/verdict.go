@@ -136,7 +136,14 @@ func (c check) run(ctx context.Context, s *store) (res Result, ok bool) {
 		wg.Go(func() { results[i] = runCase(ctx, s, pc) })
 	}
 	wg.Wait()
-	return judge(results, negatives)
+	res, ok = judge(results, negatives)
+	if res.Verdict == Partial {
+		// Raced in its remedied form: the remedy stands only if it wins.
+		if res.Remedy = remedyFor(c.name, results); res.Remedy != "" {
+			return res, true
+		}
+	}
+	return res, ok
 }
 
 // runChecks runs every check side by side and returns their verdicts and

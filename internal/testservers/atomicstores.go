@@ -28,6 +28,10 @@ type conditionalStore struct {
 	forced []string
 	// ignored is the operation whose conditions are dropped, not checked.
 	ignored string
+	quirks  storeQuirks // atomicstores_quirks.go
+	// racyGap is how long the racy operation waits between its check and
+	// its write on keys it is not forced on (zero: none).
+	racyGap time.Duration
 	mu      sync.Mutex
 	keys    map[string]*keyHistory
 }
@@ -95,7 +99,9 @@ func writeOp(r *http.Request) string {
 }
 
 func (s *conditionalStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch op := writeOp(r); op {
+	op := writeOp(r)
+	s.quirks.apply(r, op)
+	switch op {
 	case "":
 		s.inner.ServeHTTP(w, r)
 	case opDeleteObjects:
@@ -209,6 +215,15 @@ func (s *conditionalStore) serveRacyWrite(w http.ResponseWriter, r *http.Request
 // has committed. It reports false when the request ended meanwhile.
 func (s *conditionalStore) window(ctx context.Context, key string, h *keyHistory, passed bool) bool {
 	if !s.forcedKey(key) {
+		if s.racyGap > 0 && passed {
+			t := time.NewTimer(s.racyGap)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return false
+			}
+		}
 		return true
 	}
 	h.checkedOnce.Do(func() { close(h.checked) })

@@ -40,7 +40,7 @@ func (s *conditionalStore) serveDeleteObjects(w http.ResponseWriter, r *http.Req
 	var res deleteObjectsResult
 	for _, o := range req.Objects {
 		entry := deleteEntryResult{Key: o.Key}
-		if status := s.deleteEntry(r, bucket+"/"+o.Key, o.ETag); status != 0 {
+		if status := s.deleteEntry(r, bucket+"/"+o.Key, s.quirks.entryETag(o.ETag)); status != 0 {
 			entry.Code, entry.Message = "PreconditionFailed", "At least one of the pre-conditions you specified did not hold"
 			res.Errors = append(res.Errors, entry)
 			continue

@@ -14,17 +14,22 @@ type RacyLaterStore struct {
 	raced         atomic.Bool
 	atomic, racy  http.Handler
 	installedOnce atomic.Bool
+	// before and after make the store's two faces (nil: NewAtomicStore
+	// and NewRacyCopyStore).
+	before, after func(http.Handler) http.Handler
 }
 
 // NewRacyLaterStore returns the store; pass its Fault to StartFaultyStore.
-func NewRacyLaterStore() *RacyLaterStore { return &RacyLaterStore{} }
+func NewRacyLaterStore() *RacyLaterStore {
+	return &RacyLaterStore{before: NewAtomicStore, after: NewRacyCopyStore}
+}
 
 // Fault wraps the store's objects (StartFaultyStore's inner), once.
 func (s *RacyLaterStore) Fault(inner http.Handler) http.Handler {
 	if !s.installedOnce.CompareAndSwap(false, true) {
 		panic("RacyLaterStore.Fault called twice: one store, one set of objects")
 	}
-	s.atomic, s.racy = NewAtomicStore(inner), NewRacyCopyStore(inner)
+	s.atomic, s.racy = s.before(inner), s.after(inner)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.raced.Load() {
 			s.racy.ServeHTTP(w, r)

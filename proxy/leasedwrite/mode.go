@@ -51,6 +51,9 @@ type Mode struct {
 	// leased write's check cannot see a copy that takes no lease);
 	// internal/app sets it (copyemulation.go).
 	EmulateCopy bool
+	// Rules, under Native, say how each conditional operation is made
+	// atomic by the store's own checks (rules.go). Nil: every one native.
+	Rules Rules
 }
 
 // Leases reports whether writes in this mode take leases.
