@@ -30,6 +30,8 @@ type Committer struct {
 	// birthsRefused: the table carries no key states (births.go), so no
 	// birth is tried again.
 	birthsRefused atomic.Bool
+	// vouchedTakeRefused: the table has no CreateOrTakeVouched (vouched.go).
+	vouchedTakeRefused atomic.Bool
 }
 
 // NewCommitter returns a Committer on t; zero fields of opts take defaults.
@@ -52,6 +54,9 @@ type attempt struct {
 	// being taken over vouches for (nil: none, read the store).
 	check func(context.Context, *KeyState) error
 	state *keyState
+	// recorded: an AcquireRecorded, which first creates or takes a row
+	// vouching for its version in one request (vouched.go).
+	recorded bool
 	// readAt is when the caller's state read (its HEAD) was sent; zero when
 	// it has none this lease can trust, and the re-check always runs.
 	readAt time.Time
@@ -109,6 +114,7 @@ func (c *Committer) acquire(ctx context.Context, path, etag string, readAt time.
 		budgetEnd: time.Now().Add(c.opts.WaitBudget),
 		check:     check,
 		readAt:    readAt,
+		recorded:  recorded,
 	}
 	a.state = c.local.join(a.key)
 	me := &turn{}
@@ -208,7 +214,7 @@ func (c *Committer) acquireFromTable(ctx context.Context, a *attempt, stale *hel
 	for {
 		if tryCreate {
 			tryCreate = false
-			lease, existing, err := c.create(ctx, a)
+			lease, existing, err := c.firstWrite(ctx, a)
 			if err != nil || lease != nil {
 				return lease, err
 			}
@@ -307,6 +313,17 @@ func (c *Committer) takeOverRow(ctx context.Context, a *attempt, row *Record) (*
 		c.seen.forget(a.key)
 	}
 	return lease, current, err
+}
+
+// firstWrite is create, or for a recorded attempt createOrTake where the
+// table has it.
+func (c *Committer) firstWrite(ctx context.Context, a *attempt) (*Lease, *Record, error) {
+	if a.recorded {
+		if lease, existing, ok, err := c.createOrTake(ctx, a); ok {
+			return lease, existing, err
+		}
+	}
+	return c.create(ctx, a)
 }
 
 // create writes a first generation (generation.go). It returns the lease,

@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+func isKeyStatesUnsupported(err error) bool { return errors.Is(err, ErrKeyStatesUnsupported) }
+
+func isConditionFailed(err error) bool { return errors.Is(err, ErrConditionFailed) }
+
 // Recorded key states (SPEC §3, "Recorded key states"; docs/correctness.md).
 // Under lease.serialize: all-writes every write of a key holds the row of
 // the version it replaces ("*" when the key is absent), so the row of the
@@ -82,7 +86,7 @@ func trustedKeyState(row *Record) *KeyState {
 		s := *row.KeyState
 		return &s
 	}
-	if !row.Released || row.KeyState.version() != row.ETag {
+	if !VouchesForItself(*row) {
 		return nil
 	}
 	s := *row.KeyState

@@ -172,6 +172,14 @@ func (l *Lease) release(ctx context.Context, notAwaited bool) error {
 	mine := l.Generation()
 	r := l.record(mine, true)
 	r.KeyState = l.recordedOutcome()
+	// The new version's row is independent of this one: write both at
+	// once, so the next writer finds the birth as soon as this release.
+	birthDone := make(chan struct{})
+	go func() {
+		defer close(birthDone)
+		l.recordBirth(ctx, r.KeyState)
+	}()
+	defer func() { <-birthDone }()
 	replace := l.c.table.Replace
 	if notAwaited && !l.c.local.contended(l.state) {
 		// Neither the caller nor another goroutine here waits for this
@@ -184,7 +192,6 @@ func (l *Lease) release(ctx context.Context, notAwaited bool) error {
 	current, err := replace(call, r, mine)
 	done()
 	if err == nil || wroteIt(current, r) {
-		l.recordBirth(ctx, r.KeyState)
 		return nil
 	}
 	if errors.Is(err, ErrConditionFailed) {

@@ -3,6 +3,7 @@ package dynamolease_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -177,5 +178,53 @@ func TestPlainAcquireIgnoresRecords(t *testing.T) {
 	defer func() { _ = l.Release(context.Background()) }()
 	if reads == 0 {
 		t.Fatal("Acquire trusted a record: the check never read the store")
+	}
+}
+
+// requestCountingTable is a MemTable (standing for DynamoDB) that counts the
+// requests a Committer makes of it.
+type requestCountingTable struct {
+	*dynamolease.MemTable
+	calls atomic.Int32
+}
+
+func (c *requestCountingTable) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
+	c.calls.Add(1)
+	return c.MemTable.Create(ctx, r)
+}
+
+func (c *requestCountingTable) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
+	c.calls.Add(1)
+	return c.MemTable.Replace(ctx, r, seen)
+}
+
+func (c *requestCountingTable) Get(ctx context.Context, path, etag string) (*dynamolease.Record, error) {
+	c.calls.Add(1)
+	return c.MemTable.Get(ctx, path, etag)
+}
+
+func (c *requestCountingTable) CreateOrTakeVouched(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
+	c.calls.Add(1)
+	return c.MemTable.CreateOrTakeVouched(ctx, r)
+}
+
+// On a table that takes a vouched row in one request, the writer after a
+// recorded write holds its lease after one lease-store round trip.
+func TestVouchedRowTakenInOneRequest(t *testing.T) {
+	tbl := &requestCountingTable{MemTable: dynamolease.NewMemTable()}
+	first := dynamolease.NewCommitter(tbl, dynamolease.Options{}, zerolog.Nop())
+	var sc stateCheck
+	l := acquireRecorded(t, first, "*", &sc)
+	l.RecordOutcome(dynamolease.KeyState{Exists: true, ETag: etagOne})
+	if err := l.Release(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	next := dynamolease.NewCommitter(tbl, dynamolease.Options{}, zerolog.Nop())
+	tbl.calls.Store(0)
+	sc = stateCheck{}
+	l = acquireRecorded(t, next, etagOne, &sc)
+	defer func() { _ = l.Release(context.Background()) }()
+	if tbl.calls.Load() != 1 || sc.heads != 0 || l.Found() == nil {
+		t.Fatalf("%d lease-store requests, %d store reads, found %+v; want 1, 0, exists %s", tbl.calls.Load(), sc.heads, l.Found(), etagOne)
 	}
 }

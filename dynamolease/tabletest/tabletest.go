@@ -38,6 +38,7 @@ func Run(t *testing.T, newTable func(t *testing.T) dynamolease.Table) {
 		{"RacingReplacesHaveOneWinner", testRacingReplaces},
 		{"KeyStateWrittenByReleaseAndClearedByTakeover", testKeyStateWrittenByRelease},
 		{"KeyStateOfCreatedRow", testKeyStateOfCreatedRow},
+		{"CreateOrTakeVouched", testCreateOrTakeVouched},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
