@@ -35,10 +35,8 @@ type Lease struct {
 	// found is the key state the row this lease took over vouched for
 	// (keystate.go); nil when it vouched for none.
 	found *KeyState
-	// outcome, set by RecordOutcome, is what Release records; birthDone
-	// is closed once the birth it started ended (nil: none started).
-	outcome   *KeyState
-	birthDone chan struct{}
+	// outcome, set by RecordOutcome, is what Release records.
+	outcome *KeyState
 
 	lost      chan struct{}
 	lostOnce  sync.Once
@@ -174,11 +172,14 @@ func (l *Lease) release(ctx context.Context, notAwaited bool) error {
 	mine := l.Generation()
 	r := l.record(mine, true)
 	r.KeyState = l.recordedOutcome()
-	if l.birthDone != nil {
-		// After the birth: a table that serves one request at a time
-		// then serves the next writer's take before this release.
-		<-l.birthDone
-	}
+	// The new version's row is independent of this one: write both at
+	// once, so the next writer finds the birth as soon as this release.
+	birthDone := make(chan struct{})
+	go func() {
+		defer close(birthDone)
+		l.recordBirth(ctx, r.KeyState)
+	}()
+	defer func() { <-birthDone }()
 	replace := l.c.table.Replace
 	if notAwaited && !l.c.local.contended(l.state) {
 		// Neither the caller nor another goroutine here waits for this

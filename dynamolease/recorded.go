@@ -29,27 +29,13 @@ func (l *Lease) Found() *KeyState {
 }
 
 // RecordOutcome sets the key state Release records: the key's state once
-// this lease's write succeeded at the store. Call it only under
-// lease.serialize: all-writes, only for a write of this one key, and only
-// while the lease is held (the store's answer came under it). When the key
-// moved to another version it writes that version's row (recordBirth) at
-// once, in the background: the client's next write, sent as soon as it has
-// the answer, then finds it. Release waits for it.
+// this lease's write ended with a known outcome (a write's answer read in
+// full, or no write sent). Call it only under lease.serialize: all-writes,
+// and only for a write of this one key.
 func (l *Lease) RecordOutcome(s KeyState) {
 	l.opMu.Lock()
 	defer l.opMu.Unlock()
-	if l.released || l.outcome != nil {
-		return
-	}
 	l.outcome = &s
-	done := make(chan struct{})
-	l.birthDone = done
-	go func() {
-		defer close(done)
-		ctx, cancel := context.WithTimeout(context.Background(), l.c.opts.Timeout)
-		defer cancel()
-		l.recordBirth(ctx, &s)
-	}()
 }
 
 // recordedOutcome is the outcome Release writes; called under opMu.

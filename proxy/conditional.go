@@ -121,6 +121,11 @@ func (s *leasedSender) Send(g leasedwrite.Guard) bool {
 	spec.guard = g
 	res := s.p.forward(s.c.detached(), spec)
 	_ = http.NewResponseController(s.c.w).Flush()
+	if g.Answered != nil && res.status != 0 && !s.c.r.URL.Query().Has("versionId") {
+		// A write of one version by its id says nothing of the key's
+		// current version.
+		g.Answered(res.status, res.header)
+	}
 	return res.status != 0
 }
 

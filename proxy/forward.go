@@ -109,11 +109,6 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 			return forwardResult{}
 		}
 	}
-	if spec.guard.Answered != nil && resp.StatusCode < http.StatusMultipleChoices && !c.r.URL.Query().Has("versionId") {
-		// A write of one version by its id says nothing of the key's
-		// current version.
-		spec.guard.Answered(resp.StatusCode, resp.Header)
-	}
 	if status, answered := p.enforceReadConditions(c, resp); answered {
 		if status == http.StatusPreconditionFailed {
 			return forwardResult{} // s3cond's own error, as for every p.fail

@@ -65,13 +65,9 @@ func recordedCheck(req Request, t operation.Target, cond Condition, etag string)
 	}
 }
 
-// noteAnswer keeps the key's state a store's 2xx answer reports (a
-// PutObject's ETag, a DeleteObject's absence), and hands it to the lease
-// at once: the new version's row is written while the answer is relayed,
-// so the client's next write finds it. Copies and completions answer
-// theirs in the body, and record none. The row of the version replaced
-// gets it only on release, which guard.end makes only once the answer was
-// read in full.
+// noteAnswer keeps the key's state a store's answer, read in full,
+// reports: a PutObject's ETag, a DeleteObject's absence. Copies and
+// completions answer theirs in the body, and record none.
 func (lw *write) noteAnswer(status int, header http.Header) {
 	if !lw.req.Strict || status < 200 || status > 299 {
 		return
@@ -84,10 +80,11 @@ func (lw *write) noteAnswer(status int, header http.Header) {
 	case operation.DeleteObject:
 		lw.outcome = &dynamolease.KeyState{}
 	}
-	lw.recordOutcome()
 }
 
-// recordOutcome hands the noted state to the write's one lease.
+// recordOutcome hands the noted state to the write's one lease, which
+// records it on release; guard.end releases it only when the answer was
+// read in full.
 func (lw *write) recordOutcome() {
 	if lw.outcome == nil || lw.g == nil {
 		return

@@ -49,10 +49,10 @@ type Guard struct {
 	// BeforeSuccess runs once the store answered 2xx, before the answer is
 	// relayed; an error replaces it.
 	BeforeSuccess func() error
-	// Answered, if set, is given a 2xx answer of the store once
-	// BeforeSuccess passed, before it is relayed, for a request addressing
-	// the key's current version (not one version by versionId): in strict
-	// mode the key's state it reports is recorded (recorded.go).
+	// Answered, if set, is given the store's answer once it was relayed
+	// in full, for a request addressing the key's current version (not one
+	// version by versionId): the key's state it reports is recorded on
+	// the lease's release in strict mode (recorded.go).
 	Answered func(status int, header http.Header)
 }
 

@@ -166,7 +166,10 @@ func (lw *write) sendAndAnswer(beforeFinalByte func() error) {
 
 // release ends the guard: the leases are released in the background, or
 // left to expire when the write's outcome is unknown.
-func (lw *write) release() { lw.g.end() }
+func (lw *write) release() {
+	lw.recordOutcome()
+	lw.g.end()
+}
 
 func sendsBody(op operation.Operation) bool {
 	return op == operation.PutObject || op == operation.CompleteMultipartUpload
