@@ -72,9 +72,10 @@
 //     for it.
 //   - state reads of a DeleteObjects (readDeleteStates), 32 at a time:
 //     awaited before any lease is sought.
-//   - birth (dynamolease.Lease.RecordOutcome), at most one per strict-mode
-//     write whose store answered 2xx: writes the new version's lease row
-//     (recorded.go), bounded by the lease timeout; the release waits for it.
+//   - birth (in dynamolease.Lease.Release), at most one per release of a
+//     strict-mode write that recorded a new version: writes that version's
+//     lease row beside the release's own write (recorded.go); the release
+//     waits for it.
 //   - background release (releaseInBackground, releaseAllInBackground,
 //     abandonEarly's), started by release or abandonEarly: each bounded by
 //     releaseTimeout, counted by releaseTracker, awaited by
