@@ -109,7 +109,7 @@ func (c *Committer) joinBatch(reqs []LeaseRequest, n int) []batchEntry {
 		a := &attempt{
 			key:    localKey{req.Path, req.ETag},
 			owner:  c.ownerPrefix + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
-			check:  req.Check,
+			check:  ignoringRecords(req.Check),
 			readAt: req.ReadAt,
 		}
 		a.state = c.local.join(a.key)
@@ -170,11 +170,11 @@ func (c *Committer) createBatch(ctx context.Context, bt BatchTable, batch []batc
 func (c *Committer) recheckBatch(ctx context.Context, reqs []LeaseRequest, leases []*Lease, errs []error) {
 	var failed []*Lease
 	for j, l := range leases {
-		a := &attempt{check: reqs[j].Check, readAt: reqs[j].ReadAt}
+		a := &attempt{check: ignoringRecords(reqs[j].Check), readAt: reqs[j].ReadAt}
 		if a.check == nil || c.recheckNeedless(a, l) {
 			continue
 		}
-		if err := a.check(ctx); err != nil {
+		if err := a.runCheck(ctx); err != nil {
 			failed = append(failed, l)
 			leases[j], errs[j] = nil, err
 		}

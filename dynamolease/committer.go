@@ -27,6 +27,11 @@ type Committer struct {
 	attempts    atomic.Uint64 // makes each Acquire's owner attribute unique
 	// abandoned settles rows that a failed create or takeover may have left.
 	abandoned *abandonedRows
+	// birthsRefused: the table carries no key states (births.go), so no
+	// birth is tried again.
+	birthsRefused atomic.Bool
+	// vouchedTakeRefused: the table has no CreateOrTakeVouched (vouched.go).
+	vouchedTakeRefused atomic.Bool
 }
 
 // NewCommitter returns a Committer on t; zero fields of opts take defaults.
@@ -45,8 +50,13 @@ type attempt struct {
 	key       localKey
 	owner     string // ownerPrefix plus a per-attempt suffix, so a row we wrote is recognisable
 	budgetEnd time.Time
-	check     func(context.Context) error
-	state     *keyState
+	// check is the caller's precondition, given the key state the row
+	// being taken over vouches for (nil: none, read the store).
+	check func(context.Context, *KeyState) error
+	state *keyState
+	// recorded: an AcquireRecorded, which first creates or takes a row
+	// vouching for its version in one request (vouched.go).
+	recorded bool
 	// readAt is when the caller's state read (its HEAD) was sent; zero when
 	// it has none this lease can trust, and the re-check always runs.
 	readAt time.Time
@@ -75,19 +85,36 @@ func (c *Committer) Acquire(ctx context.Context, path, etag string, check func(c
 // soon enough after readAt (recheckNeedless, SPEC §3 step 4); a zero readAt
 // always re-checks.
 func (c *Committer) AcquireAfterRead(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context) error) (*Lease, error) {
+	return c.acquireObserved(ctx, path, etag, readAt, ignoringRecords(check), false)
+}
+
+// ignoringRecords is a check that reads the store whatever a row records:
+// outside strict mode an unleased write may change the key without
+// touching its row, and a batch records nothing (keystate.go).
+func ignoringRecords(check func(context.Context) error) func(context.Context, *KeyState) error {
+	if check == nil {
+		return nil
+	}
+	return func(ctx context.Context, _ *KeyState) error { return check(ctx) }
+}
+
+// acquireObserved is an Acquire told to the Observer; recorded says that
+// check evaluates the key state a row vouches for (AcquireRecorded).
+func (c *Committer) acquireObserved(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context, *KeyState) error, recorded bool) (*Lease, error) {
 	start := time.Now()
-	lease, err := c.acquire(ctx, path, etag, readAt, check)
+	lease, err := c.acquire(ctx, path, etag, readAt, check, recorded)
 	c.opts.Observer.AcquireDone(time.Since(start), err)
 	return lease, err
 }
 
-func (c *Committer) acquire(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context) error) (*Lease, error) {
+func (c *Committer) acquire(ctx context.Context, path, etag string, readAt time.Time, check func(context.Context, *KeyState) error, recorded bool) (*Lease, error) {
 	a := &attempt{
 		key:       localKey{path, etag},
 		owner:     c.ownerPrefix + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
 		budgetEnd: time.Now().Add(c.opts.WaitBudget),
 		check:     check,
 		readAt:    readAt,
+		recorded:  recorded,
 	}
 	a.state = c.local.join(a.key)
 	me := &turn{}
@@ -109,7 +136,11 @@ func (c *Committer) acquire(ctx context.Context, path, etag string, readAt time.
 	c.local.holding(a.state, me, lease.held())
 
 	if check != nil && !c.recheckNeedless(a, lease) {
-		if err := check(ctx); err != nil {
+		if err := check(ctx, lease.found); err != nil {
+			if recorded {
+				// Nothing was written: what the row vouched for still holds.
+				lease.outcome = lease.found
+			}
 			relCtx, cancel := c.cleanupContext(ctx)
 			relErr := lease.Release(relCtx)
 			cancel()
@@ -183,7 +214,7 @@ func (c *Committer) acquireFromTable(ctx context.Context, a *attempt, stale *hel
 	for {
 		if tryCreate {
 			tryCreate = false
-			lease, existing, err := c.create(ctx, a)
+			lease, existing, err := c.firstWrite(ctx, a)
 			if err != nil || lease != nil {
 				return lease, err
 			}
@@ -273,7 +304,7 @@ func (c *Committer) sawRow(k localKey, row *Record, stale *heldLease) time.Time 
 // the row; losing returns the row as it now is (nil when gone).
 func (c *Committer) takeOverRow(ctx context.Context, a *attempt, row *Record) (*Lease, *Record, error) {
 	if row.Released && !unsafeTrustStateRead {
-		if err := a.runCheck(ctx); err != nil {
+		if err := a.checkOn(ctx, trustedKeyState(row)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -282,6 +313,17 @@ func (c *Committer) takeOverRow(ctx context.Context, a *attempt, row *Record) (*
 		c.seen.forget(a.key)
 	}
 	return lease, current, err
+}
+
+// firstWrite is create, or for a recorded attempt createOrTake where the
+// table has it.
+func (c *Committer) firstWrite(ctx context.Context, a *attempt) (*Lease, *Record, error) {
+	if a.recorded {
+		if lease, existing, ok, err := c.createOrTake(ctx, a); ok {
+			return lease, existing, err
+		}
+	}
+	return c.create(ctx, a)
 }
 
 // create writes a first generation (generation.go). It returns the lease,
@@ -319,7 +361,9 @@ func (c *Committer) takeOver(ctx context.Context, a *attempt, row *Record, relea
 		c.opts.Observer.TookOver(released)
 		c.log.Debug().Str("path", a.key.path).Str("etag", a.key.etag).Uint64("generation", r.Generation).
 			Msg("took over lease")
-		return c.newLease(a, r, sentAt), nil, nil
+		lease := c.newLease(a, r, sentAt)
+		lease.found = trustedKeyState(row)
+		return lease, nil, nil
 	}
 	if !errors.Is(err, ErrConditionFailed) {
 		c.abandoned.add(r) // the write may still land, held by nobody
@@ -375,11 +419,14 @@ func (c *Committer) budgetExceeded(a *attempt) error {
 	return fmt.Errorf("%w: waited %s for the lease on %q (etag %s)", ErrWaitBudgetExceeded, c.opts.WaitBudget, a.key.path, a.key.etag)
 }
 
-func (a *attempt) runCheck(ctx context.Context) error {
+func (a *attempt) runCheck(ctx context.Context) error { return a.checkOn(ctx, nil) }
+
+// checkOn runs the check on the key state a row vouches for (nil: none).
+func (a *attempt) checkOn(ctx context.Context, vouched *KeyState) error {
 	if a.check == nil {
 		return nil
 	}
-	return a.check(ctx)
+	return a.check(ctx, vouched)
 }
 
 // sleepUntil waits until t, until wake is closed, or until ctx ends.

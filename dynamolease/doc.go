@@ -25,6 +25,9 @@
 //   - ttl (N): epoch seconds after which DynamoDB's TTL may remove the row;
 //   - owner (S), released (BOOL): s3cond's additions. arrow-rs neither writes
 //     nor reads them, so a row it wrote reads as unreleased with no owner.
+//   - key_state (S): on a released row in strict mode, the key's state its
+//     holder left ("absent", or "exists " and the ETag: keystate.go); never
+//     on arrow-rs keyed rows.
 //
 // # Protocol
 //

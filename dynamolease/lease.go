@@ -32,6 +32,11 @@ type Lease struct {
 	// createdBy, set when this lease's Acquire created the row (generation
 	// 0, no row before it), is a time read after the table answered.
 	createdBy time.Time
+	// found is the key state the row this lease took over vouched for
+	// (keystate.go); nil when it vouched for none.
+	found *KeyState
+	// outcome, set by RecordOutcome, is what Release records.
+	outcome *KeyState
 
 	lost      chan struct{}
 	lostOnce  sync.Once
@@ -166,6 +171,15 @@ func (l *Lease) release(ctx context.Context, notAwaited bool) error {
 	}
 	mine := l.Generation()
 	r := l.record(mine, true)
+	r.KeyState = l.recordedOutcome()
+	// The new version's row is independent of this one: write both at
+	// once, so the next writer finds the birth as soon as this release.
+	birthDone := make(chan struct{})
+	go func() {
+		defer close(birthDone)
+		l.recordBirth(ctx, r.KeyState)
+	}()
+	defer func() { <-birthDone }()
 	replace := l.c.table.Replace
 	if notAwaited && !l.c.local.contended(l.state) {
 		// Neither the caller nor another goroutine here waits for this

@@ -80,3 +80,22 @@ func (m *MemTable) Sweep(now time.Time) int {
 	}
 	return swept
 }
+
+// CreateOrTakeVouched implements VouchedTaker.
+func (m *MemTable) CreateOrTakeVouched(ctx context.Context, r Record) (*Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := localKey{r.Path, r.ETag}
+	current, ok := m.rows[k]
+	if ok && !VouchesForItself(current) {
+		return &current, ErrConditionFailed
+	}
+	m.rows[k] = Normalise(r)
+	if !ok {
+		return nil, nil
+	}
+	return &current, nil
+}

@@ -15,6 +15,9 @@ type Record struct {
 	TTL        time.Time     // when the table may remove the row; stored in whole seconds
 	Owner      string
 	Released   bool
+	// KeyState, on a released row, is the key's state its holder left
+	// (keystate.go); nil on every other row write.
+	KeyState *KeyState
 	// Unreadable says what was wrong with the stored row when some of it
 	// could not be read as written (internal/rowcodec); empty for a sound row.
 	// Such a row reads as held, with the reader's own lease timeout.
@@ -69,6 +72,10 @@ func (e *StoreError) Unwrap() error { return e.Err }
 // stores its rows normalised.
 func Normalise(r Record) Record {
 	r.Fence = nil // a condition, not part of the row
+	if r.KeyState != nil {
+		ks := *r.KeyState // a row stored must not share it with its writer
+		r.KeyState = &ks
+	}
 	r.Timeout = r.Timeout.Truncate(time.Millisecond)
 	if !r.TTL.IsZero() {
 		r.TTL = time.Unix(r.TTL.Unix(), 0)

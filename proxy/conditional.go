@@ -84,6 +84,7 @@ func (p *Proxy) leasedRequest(c *call, mode leasedwrite.Mode) leasedwrite.Reques
 			return operation.Target{Bucket: c.target.Bucket, Key: key, RawKey: escapeKey(key)}
 		},
 		LeaseWait: func(wait time.Duration) { c.info.set(func(i *requestInfo) { i.leaseWait = wait }) },
+		Strict:    p.serializeAllWrites(c.target.Bucket),
 	}
 }
 
@@ -124,6 +125,11 @@ func (s *leasedSender) Send(g leasedwrite.Guard) bool {
 	spec.guard = g
 	res := s.p.forward(s.c.detached(), spec)
 	_ = http.NewResponseController(s.c.w).Flush()
+	if g.Answered != nil && res.status != 0 && !s.c.r.URL.Query().Has("versionId") {
+		// A write of one version by its id says nothing of the key's
+		// current version.
+		g.Answered(res.status, res.header)
+	}
 	return res.status != 0
 }
 

@@ -80,6 +80,7 @@ type boltRow struct {
 	TTL        int64  `json:"ttl"` // epoch seconds; 0 when unset
 	Owner      string `json:"owner,omitempty"`
 	Released   bool   `json:"released,omitempty"`
+	KeyState   string `json:"key_state,omitempty"`
 }
 
 // Open opens or creates the lease file at path.
@@ -356,6 +357,7 @@ func putBoltRow(bucket *bolt.Bucket, k []byte, r dynamolease.Record) error {
 		TimeoutMS:  r.Timeout.Milliseconds(),
 		Owner:      r.Owner,
 		Released:   r.Released,
+		KeyState:   rowcodec.EncodeKeyState(r.KeyState),
 	}
 	if !r.TTL.IsZero() {
 		row.TTL = r.TTL.Unix()

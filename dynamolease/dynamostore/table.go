@@ -35,6 +35,9 @@ const (
 	attrTTL        = "ttl"
 	attrOwner      = "owner"
 	attrReleased   = "released"
+	// attrKeyState is a released row's recorded key state
+	// (dynamolease/keystate.go); never on arrow-rs keyed rows.
+	attrKeyState = "key_state"
 )
 
 // DefaultCallTimeout bounds each DynamoDB call, retries included, so an
@@ -75,6 +78,10 @@ func New(client API, tableName string, opts ...Option) *Table {
 // sent back (ReturnValuesOnConditionCheckFailure=ALL_OLD), or reads it with a
 // consistent GetItem when the server sent none (dynalite).
 func (t *Table) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
+	if t.arrowRSBucket != "" && r.KeyState != nil {
+		// A row arrow-rs reads as held, whatever it records: no births.
+		return nil, fmt.Errorf("create lease %q %q: %w", r.Path, r.ETag, dynamolease.ErrKeyStatesUnsupported)
+	}
 	return t.put(ctx, r, "attribute_not_exists(#pk)", nil, false)
 }
 
@@ -82,6 +89,9 @@ func (t *Table) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.
 // generation, the condition arrow-rs uses for a takeover, and, for
 // s3cond's own takeovers, on the rest of the row they saw (fenceCondition).
 func (t *Table) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
+	if t.arrowRSBucket != "" {
+		r.KeyState = nil // arrow-rs keyed rows never carry one
+	}
 	if seen == rowcodec.UnreadableGeneration {
 		return t.replaceUnreadable(ctx, r)
 	}
@@ -180,6 +190,9 @@ func encodeItem(r dynamolease.Record) map[string]types.AttributeValue {
 	if r.Owner != "" {
 		item[attrOwner] = str(r.Owner)
 	}
+	if r.KeyState != nil {
+		item[attrKeyState] = str(dynamolease.EncodeKeyState(*r.KeyState))
+	}
 	return item
 }
 
@@ -223,6 +236,9 @@ func decodeItem(item map[string]types.AttributeValue) (*dynamolease.Record, erro
 	}
 	if v, ok := item[attrReleased].(*types.AttributeValueMemberBOOL); ok {
 		r.Released = v.Value
+	}
+	if v, ok := item[attrKeyState].(*types.AttributeValueMemberS); ok {
+		r.KeyState = dynamolease.DecodeKeyState(v.Value)
 	}
 	r.Unreadable = problems.String()
 	return &r, nil

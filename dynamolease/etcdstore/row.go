@@ -22,6 +22,7 @@ type etcdRow struct {
 	TTL       int64  `json:"ttl,omitempty"` // epoch seconds; 0 when unset
 	Owner     string `json:"owner,omitempty"`
 	Released  bool   `json:"released,omitempty"`
+	KeyState  string `json:"key_state,omitempty"`
 }
 
 // generationLine is how a row's value starts: its generation in
@@ -40,7 +41,8 @@ func generationBounds(generation uint64) (low, high string) {
 }
 
 func encodeEtcdRow(r dynamolease.Record) (string, error) {
-	row := etcdRow{Path: r.Path, ETag: r.ETag, TimeoutMS: r.Timeout.Milliseconds(), Owner: r.Owner, Released: r.Released}
+	row := etcdRow{Path: r.Path, ETag: r.ETag, TimeoutMS: r.Timeout.Milliseconds(), Owner: r.Owner, Released: r.Released,
+		KeyState: rowcodec.EncodeKeyState(r.KeyState)}
 	if !r.TTL.IsZero() {
 		row.TTL = r.TTL.Unix()
 	}

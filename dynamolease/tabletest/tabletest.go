@@ -36,6 +36,9 @@ func Run(t *testing.T, newTable func(t *testing.T) dynamolease.Table) {
 		{"ReleasedFlagRoundTrips", testReleased},
 		{"RacingCreatesHaveOneWinner", testRacingCreates},
 		{"RacingReplacesHaveOneWinner", testRacingReplaces},
+		{"KeyStateWrittenByReleaseAndClearedByTakeover", testKeyStateWrittenByRelease},
+		{"KeyStateOfCreatedRow", testKeyStateOfCreatedRow},
+		{"CreateOrTakeVouched", testCreateOrTakeVouched},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

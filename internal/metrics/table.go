@@ -56,3 +56,14 @@ func (t *instrumentedTable) Get(ctx context.Context, path, etag string) (*dynamo
 	t.observe("get", start, err)
 	return r, err
 }
+
+// CreateOrTakeVouched implements dynamolease.VouchedTaker where the table
+// beneath does.
+func (t *instrumentedTable) CreateOrTakeVouched(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
+	start := time.Now()
+	replaced, err := dynamolease.CreateOrTakeVouched(ctx, t.next, r)
+	if !errors.Is(err, dynamolease.ErrKeyStatesUnsupported) {
+		t.observe("create", start, err)
+	}
+	return replaced, err
+}

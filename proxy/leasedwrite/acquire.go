@@ -69,6 +69,9 @@ func (w *Writer) ensureHalfLease(ctx context.Context, l *dynamolease.Lease) erro
 // 2–4). known, if set, is a state just read, saving one HEAD, and the lease
 // sought beside it.
 func (w *Writer) acquireLease(ctx context.Context, req Request, t operation.Target, cond Condition, known *stateRead) (*dynamolease.Lease, error) {
+	if known != nil && known.deferred {
+		return w.acquireFirst(ctx, req, cond)
+	}
 	for moves := 0; ; moves++ {
 		var state precondition.ObjectState
 		readAt := time.Now()

@@ -23,6 +23,10 @@
 //	release    guard.go, releases.go  released in the background, or left
 //	                              to expire when the outcome is unknown
 //
+// In strict mode a write whose condition names its lease skips seek's
+// early lease and readState's HEAD: hold takes the lease first and reads
+// the state its row records, or HEADs under it (recorded.go).
+//
 // DeleteObjects (delete.go, deletebatch.go) takes the same steps for many
 // keys: every state read first, the leases in key order and in batches,
 // one wait budget, one guard.
@@ -68,6 +72,10 @@
 //     for it.
 //   - state reads of a DeleteObjects (readDeleteStates), 32 at a time:
 //     awaited before any lease is sought.
+//   - birth (in dynamolease.Lease.Release), at most one per release of a
+//     strict-mode write that recorded a new version: writes that version's
+//     lease row beside the release's own write (recorded.go); the release
+//     waits for it.
 //   - background release (releaseInBackground, releaseAllInBackground,
 //     abandonEarly's), started by release or abandonEarly: each bounded by
 //     releaseTimeout, counted by releaseTracker, awaited by

@@ -49,6 +49,11 @@ type Guard struct {
 	// BeforeSuccess runs once the store answered 2xx, before the answer is
 	// relayed; an error replaces it.
 	BeforeSuccess func() error
+	// Answered, if set, is given the store's answer once it was relayed
+	// in full, for a request addressing the key's current version (not one
+	// version by versionId): the key's state it reports is recorded on
+	// the lease's release in strict mode (recorded.go).
+	Answered func(status int, header http.Header)
 }
 
 // Sender sends one leased write to the store and answers its client.
@@ -89,6 +94,10 @@ type Request struct {
 	KeyTarget func(key string) operation.Target
 	// LeaseWait, if set, is told how long taking the lease took.
 	LeaseWait func(time.Duration)
+	// Strict: every write of the target's bucket is leased
+	// (lease.serialize: all-writes), so its lease rows record the key's
+	// state (recorded.go).
+	Strict bool
 }
 
 // Condition is what a leased write needs from its condition.

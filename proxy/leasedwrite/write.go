@@ -3,6 +3,7 @@ package leasedwrite
 import (
 	"time"
 
+	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
@@ -24,6 +25,9 @@ type write struct {
 	read stateRead
 	// g ties the store request to the leases that guard it (guard.go).
 	g *guard
+	// outcome is the key's state the store's answer reported, in strict
+	// mode (recorded.go); nil when unknown.
+	outcome *dynamolease.KeyState
 }
 
 // stateRead is the fail-fast HEAD's state, when it was sent, and the lease
@@ -32,6 +36,9 @@ type stateRead struct {
 	state precondition.ObjectState
 	at    time.Time
 	early *earlyLease
+	// deferred: no state was read; the lease is taken first and its row's
+	// record or a HEAD under it decides (recorded.go).
+	deferred bool
 }
 
 // Run runs one write under its key's lease (SPEC §3). Once the write has
@@ -64,12 +71,19 @@ func (w *Writer) Run(req Request, cond Condition, send Sender) {
 func (lw *write) seek() {
 	lw.sizing = lw.w.startSizing(lw.req)
 	lw.read.at = time.Now()
+	if lw.acquiresFirst() {
+		return // the lease is the first thing sought (recorded.go)
+	}
 	lw.read.early = lw.w.startEarlyLease(lw.req, lw.cond, lw.read.at)
 }
 
 // readState reads the target's state and evaluates the condition on it;
 // an early lease on another ETag than the state needs is given up.
 func (lw *write) readState() error {
+	if lw.acquiresFirst() {
+		lw.read.deferred = true
+		return nil
+	}
 	state, err := lw.req.State.Head(lw.req.Ctx, lw.req.Target)
 	if err == nil {
 		err = lw.cond.Evaluate(state)
@@ -143,6 +157,7 @@ func (lw *write) sendAndAnswer(beforeFinalByte func() error) {
 		StoreCondition:  storeCondition(lw.req, lw.cond),
 		BeforeFinalByte: beforeFinalByte,
 		BeforeSuccess:   lw.g.heldThroughout,
+		Answered:        lw.noteAnswer,
 	})
 	if answered {
 		lw.g.answer()
@@ -151,7 +166,10 @@ func (lw *write) sendAndAnswer(beforeFinalByte func() error) {
 
 // release ends the guard: the leases are released in the background, or
 // left to expire when the write's outcome is unknown.
-func (lw *write) release() { lw.g.end() }
+func (lw *write) release() {
+	lw.recordOutcome()
+	lw.g.end()
+}
 
 func sendsBody(op operation.Operation) bool {
 	return op == operation.PutObject || op == operation.CompleteMultipartUpload

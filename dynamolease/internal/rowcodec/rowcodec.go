@@ -105,9 +105,10 @@ type jsonFields struct {
 	TTL        json.RawMessage `json:"ttl"`
 	Owner      json.RawMessage `json:"owner"`
 	Released   json.RawMessage `json:"released"`
+	KeyState   json.RawMessage `json:"key_state"`
 }
 
-// DecodeJSON fills r's timeout, TTL, owner and released flag from a
+// DecodeJSON fills r's timeout, TTL, owner, released flag and key state from a
 // row's JSON object, and its generation too when withGeneration (bolt rows
 // carry it in the JSON; etcd rows on a line before it).
 func DecodeJSON(body []byte, r *dynamolease.Record, withGeneration bool, problems *Problems) {
@@ -152,4 +153,24 @@ func DecodeJSON(body []byte, r *dynamolease.Record, withGeneration bool, problem
 		problems.Add("released %s is not a boolean", f.Released)
 		r.Released = false
 	}
+	r.KeyState = KeyState(f.KeyState)
+}
+
+// KeyState reads a row's recorded key state; nil for none, or for one it
+// cannot read (the reader then reads the store: dynamolease/keystate.go).
+func KeyState(raw json.RawMessage) *dynamolease.KeyState {
+	var text string
+	if len(raw) == 0 || json.Unmarshal(raw, &text) != nil {
+		return nil
+	}
+	return dynamolease.DecodeKeyState(text)
+}
+
+// EncodeKeyState is a record's key state as a row's JSON carries it:
+// empty (omitted) for none.
+func EncodeKeyState(s *dynamolease.KeyState) string {
+	if s == nil {
+		return ""
+	}
+	return dynamolease.EncodeKeyState(*s)
 }
