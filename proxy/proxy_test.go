@@ -111,6 +111,9 @@ type fixtureOptions struct {
 	copyEmulation CopyEmulation
 	// rules are a native mode's per-operation rules (leasefree.go).
 	rules leasedwrite.Rules
+	// mode, if set, replaces the leased mode's kind and record setting
+	// (lease-first, skip_recorded_etags).
+	mode *leasedwrite.Mode
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
@@ -120,6 +123,9 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	backend.CopyEmulation = o.copyEmulation
 	if o.native {
 		mode.Kind = leasedwrite.Native
+	}
+	if o.mode != nil {
+		mode.Kind, mode.SkipRecordedETags = o.mode.Kind, o.mode.SkipRecordedETags
 	}
 	backend.Mode = func() leasedwrite.Mode { return mode }
 	backend.ForwardPayloadHash = o.forwardPayloadHash

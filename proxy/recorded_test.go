@@ -15,6 +15,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
 // headCounter counts the HEADs the backend gets for one key.
@@ -171,6 +172,39 @@ func TestStrictConditionalWritesUseRecordedETags(t *testing.T) {
 	})
 	if err != nil || n == 0 {
 		t.Fatalf("create after the delete: %d HEADs, %v; want a HEAD and success", n, err)
+	}
+}
+
+// A record trusts the store's acknowledgement. On a store served
+// lease-first (s3rver answers a PutObject before its file is written) or
+// configured with skip_recorded_etags, strict mode records nothing and
+// every conditional write reads the store.
+func TestStrictModeRecordsNothingWhereAcknowledgementsAreNotTrusted(t *testing.T) {
+	for name, mode := range map[string]leasedwrite.Mode{
+		"lease-first":         {Kind: leasedwrite.LeaseFirst},
+		"skip_recorded_etags": {Kind: leasedwrite.HoldBack, SkipRecordedETags: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var heads headCounter
+			table := newWatchedTable()
+			f := newFixtureWith(t, fixtureOptions{strict: true, backendHook: heads.hook("rec"), leaseTable: table, mode: &mode})
+			out, err := f.put(t, "rec", "v1", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
+			if err != nil {
+				t.Fatal(err)
+			}
+			etag := aws.ToString(out.ETag)
+			table.waitForRow(t, bucketName+"/rec", "*", false)
+			n, err := headsOf(t, &heads, func() error {
+				_, err := f.put(t, "rec", "v2", func(in *s3.PutObjectInput) { in.IfMatch = aws.String(etag) })
+				return err
+			})
+			if err != nil || n == 0 {
+				t.Fatalf("CAS after a recorded-looking release: %d HEADs, %v; want a HEAD and success", n, err)
+			}
+			if r, err := table.Get(context.Background(), bucketName+"/rec", "*"); err != nil || r == nil || r.KeyState != nil {
+				t.Fatalf("row * after the create: %+v, %v; want released without a key state", r, err)
+			}
+		})
 	}
 }
 

@@ -60,7 +60,7 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 	if err != nil {
 		return leasedwrite.Mode{}, err
 	}
-	mode := leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: plan.checks, Rules: plan.rules}
+	mode := leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: plan.checks, Rules: plan.rules, SkipRecordedETags: b.SkipRecordedETags}
 	inPlace := plan.inPlace
 	label := config.ConditionalLease
 	switch {

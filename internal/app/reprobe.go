@@ -160,7 +160,7 @@ func worseThanServed(served leasedwrite.Mode, configuredInPlace bool, rep probe.
 		for _, q := range servedRequirements(served.Rules) {
 			if r := rep.Capabilities[q.capability]; !q.met(rep.Capabilities) && r.Verdict != probe.Error {
 				why = worsening{capability: q.capability, verdict: r.Verdict, detail: r.Detail}
-				worse = leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: storeChecks(rep.Capabilities)}
+				worse = leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: storeChecks(rep.Capabilities), SkipRecordedETags: served.SkipRecordedETags}
 				if configuredInPlace {
 					worse.Kind = leasedwrite.LeaseFirst
 				}

@@ -186,6 +186,11 @@ type Backend struct {
 	// multipart conditions (they write scratch buckets): their headers are
 	// then answered 501, as for a store found not to honour them.
 	SkipHeaderChecks bool `yaml:"skip_header_checks"`
+	// SkipRecordedETags keeps strict mode's lease rows from recording a
+	// key's ETag after a write (proxy/leasedwrite/recorded.go): for a
+	// store that acknowledges a write before a read sees it, where a
+	// record would vouch for a state the store does not yet show.
+	SkipRecordedETags bool `yaml:"skip_recorded_etags"`
 	// ProbeBucket is the backend bucket the start-up probe writes its
 	// scratch prefix in (conditional auto, and native unless NativeUnverified).
 	ProbeBucket string `yaml:"probe_bucket"`

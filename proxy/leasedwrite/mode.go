@@ -51,10 +51,21 @@ type Mode struct {
 	// leased write's check cannot see a copy that takes no lease);
 	// internal/app sets it (copyemulation.go).
 	EmulateCopy bool
+	// SkipRecordedETags: strict mode's lease rows record no key state for
+	// this store (backend.skip_recorded_etags), as on one served LeaseFirst.
+	SkipRecordedETags bool
 	// Rules, under Native, say how each conditional operation is made
 	// atomic by the store's own checks (rules.go). Nil: every one native.
 	Rules Rules
 }
+
+// RecordsKeyStates reports whether strict mode's lease rows may record and
+// vouch for a key's state on this store (recorded.go). A record trusts the
+// store's acknowledgement: the state it answered is what the next read
+// sees. A store served LeaseFirst shows uploads before their last byte and
+// (s3rver) answers a PutObject before its file is written, so it records
+// none; nor does one configured so.
+func (m Mode) RecordsKeyStates() bool { return m.Kind == HoldBack && !m.SkipRecordedETags }
 
 // Leases reports whether writes in this mode take leases.
 func (m Mode) Leases() bool { return m.Kind != Native }

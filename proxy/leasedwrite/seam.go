@@ -95,8 +95,9 @@ type Request struct {
 	// LeaseWait, if set, is told how long taking the lease took.
 	LeaseWait func(time.Duration)
 	// Strict: every write of the target's bucket is leased
-	// (lease.serialize: all-writes), so its lease rows record the key's
-	// state (recorded.go).
+	// (lease.serialize: all-writes), so its lease rows may record the key's
+	// state (recorded.go) — where Mode.RecordsKeyStates says the store's
+	// acknowledgements can be trusted for it.
 	Strict bool
 }
 
