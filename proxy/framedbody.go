@@ -59,14 +59,10 @@ func framedLength(length int64) int64 {
 }
 
 // framedHeader is what the store needs to read a framed body of length
-// decoded bytes; contentEncoding is the client's own encoding, if any.
-func framedHeader(length int64, contentEncoding string) http.Header {
-	encoding := "aws-chunked"
-	if contentEncoding != "" {
-		encoding += "," + contentEncoding
-	}
+// decoded bytes (framesBody leaves a body with a Content-Encoding unframed).
+func framedHeader(length int64) http.Header {
 	return http.Header{
-		"Content-Encoding":             {encoding},
+		"Content-Encoding":             {"aws-chunked"},
 		"X-Amz-Decoded-Content-Length": {strconv.FormatInt(length, 10)},
 		"X-Amz-Trailer":                {framedTrailer},
 	}
@@ -150,9 +146,16 @@ func (f *framedBody) finish() error {
 // signed SHA-256 was stored through a FIN-closing hop): the backend reads
 // such streams, the length is known, and no checksum of the client's
 // travels with it (a second checksum beside the client's would be refused;
-// that case keeps the hold-back only, docs/spec.md §4).
-func framesBody(c *call, spec forwardSpec) bool {
+// that case keeps the hold-back only, docs/spec.md §4). A body with a
+// Content-Encoding of the client's (outbound: aws-chunked already
+// removed) is not framed either: S3 stores the value without aws-chunked,
+// but a store may keep "aws-chunked,gzip" as the object's encoding
+// (versitygw does), which would change what the object says it is.
+func framesBody(c *call, spec forwardSpec, outbound http.Header) bool {
 	if !c.backend.FramedBodies || c.op != operation.PutObject || spec.length <= 0 || spec.header != nil {
+		return false
+	}
+	if outbound.Get("Content-Encoding") != "" {
 		return false
 	}
 	if c.backend.ForwardChecksums {
