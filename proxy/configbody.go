@@ -25,6 +25,10 @@ import (
 const (
 	smallConfigBody int64 = 64 << 10
 	largeConfigBody int64 = 1 << 20
+	// websiteConfigBody is S3's own bound on a website configuration
+	// (128 KiB, answered with MaxMessageLengthExceeded; versitygw's
+	// full-flow suite records it, PutBucketWebsite_request_too_large).
+	websiteConfigBody int64 = 128 << 10
 )
 
 // configRule says how one operation's body is read and checked.
@@ -82,11 +86,12 @@ var configurationBodies = map[operation.Operation]configRule{
 	"PutBucketRequestPayment": document("RequestPaymentConfiguration", smallConfigBody),
 	"PutBucketTagging":        document("Tagging", smallConfigBody),
 	"PutBucketVersioning":     document("VersioningConfiguration", smallConfigBody),
-	"PutBucketWebsite":        document("WebsiteConfiguration", smallConfigBody),
-	"PutObjectLegalHold":      document("LegalHold", smallConfigBody),
-	"PutObjectRetention":      document("Retention", smallConfigBody),
-	"PutObjectTagging":        document("Tagging", smallConfigBody),
-	operation.CreateBucket:    document("CreateBucketConfiguration", smallConfigBody),
+	"PutBucketWebsite": {schema: s3xml.ConfigurationSchema{Roots: []string{"WebsiteConfiguration"},
+		Limit: websiteConfigBody, LimitIsS3s: true}},
+	"PutObjectLegalHold":   document("LegalHold", smallConfigBody),
+	"PutObjectRetention":   document("Retention", smallConfigBody),
+	"PutObjectTagging":     document("Tagging", smallConfigBody),
+	operation.CreateBucket: document("CreateBucketConfiguration", smallConfigBody),
 	// A restore may write its output to another bucket, with grants.
 	"RestoreObject": {schema: s3xml.ConfigurationSchema{Roots: []string{"RestoreRequest"}, Limit: smallConfigBody,
 		BucketElements: []string{"BucketName"}, Grantees: true}},

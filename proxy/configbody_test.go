@@ -73,6 +73,12 @@ func replication(destination string) string {
 	return strings.Replace(replicationDoc, "DEST", destination, 1)
 }
 
+// website is a website configuration of size bytes (size >= 100).
+func website(size int64) string {
+	const open, closing = `<WebsiteConfiguration><IndexDocument><Suffix>index.html</Suffix></IndexDocument>`, `</WebsiteConfiguration>`
+	return open + strings.Repeat(" ", int(size)-len(open)-len(closing)) + closing
+}
+
 func acl(kind, grantee string) string {
 	return strings.NewReplacer("GRANTEE_TYPE", kind, "GRANTEE", grantee).Replace(aclDoc)
 }
@@ -143,6 +149,10 @@ func TestConfigurationBodiesAreCheckedAgainstTheGrant(t *testing.T) {
 		{"CORS of another root", "PUT", "/alpha?cors", nil, `<LifecycleConfiguration/>`, 400, "MalformedXML"},
 		{"CORS", "PUT", "/alpha?cors", nil, `<CORSConfiguration><CORSRule><AllowedMethod>GET</AllowedMethod><AllowedOrigin>*</AllowedOrigin></CORSRule></CORSConfiguration>`, 200, ""},
 		{"lifecycle oversize", "PUT", "/alpha?lifecycle", nil, `<LifecycleConfiguration>` + strings.Repeat(" ", int(largeConfigBody)) + `</LifecycleConfiguration>`, 400, "MalformedXML"},
+		// S3 bounds a website configuration at 128 KiB itself and says so
+		// (MaxMessageLengthExceeded, naming the bound); below it, it accepts.
+		{"website within S3's bound", "PUT", "/alpha?website", nil, website(100 << 10), 200, ""},
+		{"website oversize", "PUT", "/alpha?website", nil, website(websiteConfigBody + 1), 400, "MaxMessageLengthExceeded"},
 	}
 	cases = append(cases, policyCases()...)
 	runConfigCases(t, cases)

@@ -225,10 +225,10 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		// X-Amz-Content-Sha256 is left to the re-signer, which sets the
 		// empty body's hash (and UNSIGNED-PAYLOAD for a body below) in an
 		// allocation it makes anyway.
-	case framesBody(c, spec):
+	case framesBody(c, spec, req.Header):
 		body := newFramedOutboundBody(spec.body, spec.length, c.info, spec.guard.BeforeFinalByte)
 		hb, req.Body = &body.holdbackReader, body
-		for name, values := range framedHeader(spec.length, req.Header.Get("Content-Encoding")) {
+		for name, values := range framedHeader(spec.length) {
 			req.Header[name] = values
 		}
 		req.ContentLength = framedLength(spec.length)

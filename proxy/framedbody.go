@@ -5,27 +5,31 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash"
-	"hash/crc32"
+	"hash/crc64"
 	"io"
 	"net/http"
 	"strconv"
 
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
+	"github.com/s3cond/s3cond/sigv4"
 )
 
-// framedTrailer is the checksum s3cond appends to a framed body. CRC32 is
-// the cheapest trailer every aws-chunked store knows.
-const framedTrailer = "x-amz-checksum-crc32"
+// framedTrailer is the checksum s3cond appends to a framed body. It is
+// CRC64NVME because a store records the trailer as the object's checksum:
+// S3 records CRC64NVME for an upload sent without one, so the store ends up
+// with what S3 would have (a CRC32 trailer left the object without the
+// CRC64NVME that clients read back).
+const framedTrailer = "x-amz-checksum-crc64nvme"
 
 // framedBody re-frames an upload's verified body as an unsigned
 // aws-chunked stream whose end the store must see (SPEC §4): the final
-// zero-length chunk and its CRC32 trailer are produced only after the source
+// zero-length chunk and its CRC64NVME trailer are produced only after the source
 // verified (io.EOF) and gate allowed the write. A body that fails before its
 // end therefore reaches the store without a final chunk, which it must
 // refuse however the connection closes (a FIN from a proxy on the way as
 // much as a reset); one that fails at its end (a signed SHA-256 that does
-// not match, a lost lease) gets a trailer with a deliberately wrong CRC32,
+// not match, a lost lease) gets a trailer with a deliberately wrong CRC,
 // which the store refuses (BadDigest) even if it read the stream to the
 // end. The hold-back reader in front still withholds the final byte, so
 // either way the store sees an unfinished request too.
@@ -34,7 +38,7 @@ type framedBody struct {
 	gate      func() error
 	chunkLeft int64 // data bytes left in the current chunk
 	remaining int64 // payload bytes not yet passed on
-	crc       hash.Hash32
+	crc       hash.Hash64
 	pending   []byte // framing bytes waiting to be read
 	done      bool   // the final chunk is queued
 	failure   error  // why the trailer is wrong; returned after it
@@ -42,7 +46,7 @@ type framedBody struct {
 
 // newFramedBody frames length (> 0) verified bytes of src.
 func newFramedBody(src io.Reader, length int64, gate func() error) *framedBody {
-	return &framedBody{src: src, gate: gate, remaining: length, crc: crc32.NewIEEE()}
+	return &framedBody{src: src, gate: gate, remaining: length, crc: sigv4.NewCRC64NVME()}
 }
 
 // framedLength is the size of the stream framedBody writes for length
@@ -54,19 +58,15 @@ func framedLength(length int64) int64 {
 	if rest > 0 {
 		total += frame(rest)
 	}
-	crcWidth := int64(base64.StdEncoding.EncodedLen(crc32.Size))
+	crcWidth := int64(base64.StdEncoding.EncodedLen(crc64.Size))
 	return total + int64(len("0\r\n")) + int64(len(framedTrailer)+1) + crcWidth + 2 + 2
 }
 
 // framedHeader is what the store needs to read a framed body of length
-// decoded bytes; contentEncoding is the client's own encoding, if any.
-func framedHeader(length int64, contentEncoding string) http.Header {
-	encoding := "aws-chunked"
-	if contentEncoding != "" {
-		encoding += "," + contentEncoding
-	}
+// decoded bytes (framesBody leaves a body with a Content-Encoding unframed).
+func framedHeader(length int64) http.Header {
 	return http.Header{
-		"Content-Encoding":             {encoding},
+		"Content-Encoding":             {"aws-chunked"},
 		"X-Amz-Decoded-Content-Length": {strconv.FormatInt(length, 10)},
 		"X-Amz-Trailer":                {framedTrailer},
 	}
@@ -117,7 +117,7 @@ func (f *framedBody) readData(p []byte) (int, error) {
 }
 
 // finish reads the source past its end, where it runs its final checks,
-// then the gate, and queues the final chunk: with the true CRC32 if both
+// then the gate, and queues the final chunk: with the true CRC if both
 // passed, a wrong one if not. A source still failing mid-way (an error
 // other than at its end) leaves the stream unfinished.
 func (f *framedBody) finish() error {
@@ -133,12 +133,12 @@ func (f *framedBody) finish() error {
 	case f.gate != nil:
 		f.failure = f.gate()
 	}
-	sum := f.crc.Sum32()
+	sum := f.crc.Sum64()
 	if f.failure != nil {
 		sum = ^sum
 	}
-	var raw [crc32.Size]byte
-	binary.BigEndian.PutUint32(raw[:], sum)
+	var raw [crc64.Size]byte
+	binary.BigEndian.PutUint64(raw[:], sum)
 	final := append([]byte("0\r\n"+framedTrailer+":"), base64.StdEncoding.EncodeToString(raw[:])...)
 	f.pending = append(final, "\r\n\r\n"...)
 	f.done = true
@@ -150,9 +150,16 @@ func (f *framedBody) finish() error {
 // signed SHA-256 was stored through a FIN-closing hop): the backend reads
 // such streams, the length is known, and no checksum of the client's
 // travels with it (a second checksum beside the client's would be refused;
-// that case keeps the hold-back only, docs/spec.md §4).
-func framesBody(c *call, spec forwardSpec) bool {
+// that case keeps the hold-back only, docs/spec.md §4). A body with a
+// Content-Encoding of the client's (outbound: aws-chunked already
+// removed) is not framed either: S3 stores the value without aws-chunked,
+// but a store may keep "aws-chunked,gzip" as the object's encoding
+// (versitygw does), which would change what the object says it is.
+func framesBody(c *call, spec forwardSpec, outbound http.Header) bool {
 	if !c.backend.FramedBodies || c.op != operation.PutObject || spec.length <= 0 || spec.header != nil {
+		return false
+	}
+	if outbound.Get("Content-Encoding") != "" {
 		return false
 	}
 	if c.backend.ForwardChecksums {

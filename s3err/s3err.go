@@ -50,6 +50,7 @@ const (
 	MalformedPOSTRequest              Code = "MalformedPOSTRequest"
 	MalformedTrailerError             Code = "MalformedTrailerError"
 	MalformedXML                      Code = "MalformedXML"
+	MaxMessageLengthExceeded          Code = "MaxMessageLengthExceeded"
 	MaxPostPreDataLengthExceeded      Code = "MaxPostPreDataLengthExceededError"
 	MethodNotAllowed                  Code = "MethodNotAllowed"
 	MissingContentLength              Code = "MissingContentLength"
@@ -109,6 +110,7 @@ var table = map[Code]entry{
 	KeyTooLongError:                   {http.StatusBadRequest, "Your key is too long."},
 	MalformedPolicy:                   {http.StatusBadRequest, "Policies must be valid JSON and the first byte must be '{'"},
 	MalformedPOSTRequest:              {http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
+	MaxMessageLengthExceeded:          {http.StatusBadRequest, "Your request was too big."},
 	MaxPostPreDataLengthExceeded:      {http.StatusBadRequest, "Your POST request fields preceding the upload file were too large."},
 	MalformedTrailerError:             {http.StatusBadRequest, "The request contained trailing data that was not well-formed or did not conform to our published schema."},
 	MalformedXML:                      {http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema."},

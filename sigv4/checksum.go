@@ -29,6 +29,11 @@ var (
 	crc64NVMETable  = crc64.MakeTable(crc64NVMEPolynomial)
 )
 
+// NewCRC64NVME returns a CRC-64/NVME hash, S3's default object checksum:
+// the one S3 records for an upload sent without a checksum, and so the one
+// s3cond's own framing trailer carries (docs/spec.md §4).
+func NewCRC64NVME() hash.Hash64 { return crc64.New(crc64NVMETable) }
+
 // checksumAlgorithm is one x-amz-checksum-* algorithm that S3 accepts.
 type checksumAlgorithm struct {
 	header string // lower-case header or trailer name, e.g. "x-amz-checksum-crc32"
@@ -49,7 +54,7 @@ type checksumAlgorithm struct {
 var checksumAlgorithms = [...]checksumAlgorithm{
 	{header: "x-amz-checksum-crc32", canonicalHeader: "X-Amz-Checksum-Crc32", name: "CRC32", size: crc32.Size, newHash: func() hash.Hash { return crc32.NewIEEE() }},
 	{header: "x-amz-checksum-crc32c", canonicalHeader: "X-Amz-Checksum-Crc32c", name: "CRC32C", size: crc32.Size, newHash: func() hash.Hash { return crc32.New(castagnoliTable) }},
-	{header: "x-amz-checksum-crc64nvme", canonicalHeader: "X-Amz-Checksum-Crc64nvme", name: "CRC64NVME", size: crc64.Size, newHash: func() hash.Hash { return crc64.New(crc64NVMETable) }},
+	{header: "x-amz-checksum-crc64nvme", canonicalHeader: "X-Amz-Checksum-Crc64nvme", name: "CRC64NVME", size: crc64.Size, newHash: func() hash.Hash { return NewCRC64NVME() }},
 	{header: "x-amz-checksum-sha1", canonicalHeader: "X-Amz-Checksum-Sha1", name: "SHA1", size: sha1.Size, newHash: sha1.New},
 	{header: "x-amz-checksum-sha256", canonicalHeader: "X-Amz-Checksum-Sha256", name: "SHA256", size: sha256.Size, newHash: sha256.New},
 	{header: "x-amz-checksum-sha512", canonicalHeader: "X-Amz-Checksum-Sha512", name: "SHA512", size: sha512.Size, newHash: sha512.New},

@@ -6,7 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
+	"hash/crc64"
 	"io"
 	"net/http"
 	"net/url"
@@ -19,11 +19,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/s3cond/s3cond/sigv4"
 )
 
 // BodyFraming is the capability behind backend.conditional_body_framing:
 // auto. Native: the store reads an unsigned aws-chunked upload with a
-// CRC32 trailer as its decoded bytes, and stores nothing of one whose
+// CRC64NVME trailer as its decoded bytes, and stores nothing of one whose
 // trailer is wrong or whose final chunk never came before a FIN. Only then
 // does s3cond's framed body make an abort independent of how the
 // connection closes (docs/spec.md §4).
@@ -36,8 +38,8 @@ const framingPayload = "s3cond framing check: the decoded bytes of one chunk"
 type framedUpload int
 
 const (
-	framedComplete framedUpload = iota // final chunk and the right CRC32
-	framedWrongCRC                     // final chunk and a wrong CRC32
+	framedComplete framedUpload = iota // final chunk and the right CRC64NVME
+	framedWrongCRC                     // final chunk and a wrong CRC64NVME
 	framedCutOff                       // no final chunk; the connection closes (FIN)
 )
 
@@ -92,7 +94,7 @@ func checkFraming(ctx context.Context, s *store, opts Options) Result {
 	for _, c := range []struct {
 		end  framedUpload
 		what string
-	}{{framedWrongCRC, "with a wrong CRC32 trailer"}, {framedCutOff, "cut off before its final chunk (FIN)"}} {
+	}{{framedWrongCRC, "with a wrong CRC64NVME trailer"}, {framedCutOff, "cut off before its final chunk (FIN)"}} {
 		key := s.key("framing")
 		_, _ = sendFramed(ctx, s, opts, key, c.end) // the answer may be none: judged by what is stored
 		present, err := s.exists(ctx, key)
@@ -122,7 +124,7 @@ func sendFramed(ctx context.Context, s *store, opts Options, key string, end fra
 	req.ContentLength = length // longer than a cut-off stream: sendCutOff half-closes the connection short
 	req.Header.Set("Content-Encoding", "aws-chunked")
 	req.Header.Set("X-Amz-Decoded-Content-Length", strconv.Itoa(len(framingPayload)))
-	req.Header.Set("X-Amz-Trailer", "x-amz-checksum-crc32")
+	req.Header.Set("X-Amz-Trailer", framingTrailer)
 	const payloadHash = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
 	req.Header.Set("X-Amz-Content-Sha256", payloadHash)
 	creds, err := framingCredentials(opts).Retrieve(ctx)
@@ -149,6 +151,10 @@ func sendFramed(ctx context.Context, s *store, opts Options, key string, end fra
 	return resp.StatusCode, nil
 }
 
+// framingTrailer is the trailer the proxy's framing sends (CRC64NVME, S3's
+// default object checksum): the check proves the store honours that one.
+const framingTrailer = "x-amz-checksum-crc64nvme"
+
 // frameForCheck is framingPayload as one chunk and its trailer, and the
 // Content-Length to declare: a cut-off stream is sent without its final
 // chunk but declares the whole length, so the store sees a FIN mid-body.
@@ -156,13 +162,15 @@ func frameForCheck(end framedUpload) ([]byte, int64) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%x\r\n%s\r\n", len(framingPayload), framingPayload)
 	body := b.Len()
-	sum := crc32.ChecksumIEEE([]byte(framingPayload))
+	crc := sigv4.NewCRC64NVME()
+	crc.Write([]byte(framingPayload))
+	sum := crc.Sum64()
 	if end == framedWrongCRC {
 		sum = ^sum
 	}
-	var raw [crc32.Size]byte
-	binary.BigEndian.PutUint32(raw[:], sum)
-	fmt.Fprintf(&b, "0\r\nx-amz-checksum-crc32:%s\r\n\r\n", base64.StdEncoding.EncodeToString(raw[:]))
+	var raw [crc64.Size]byte
+	binary.BigEndian.PutUint64(raw[:], sum)
+	fmt.Fprintf(&b, "0\r\n%s:%s\r\n\r\n", framingTrailer, base64.StdEncoding.EncodeToString(raw[:]))
 	if end == framedCutOff {
 		return b.Bytes()[:body], int64(b.Len())
 	}

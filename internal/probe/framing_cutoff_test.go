@@ -6,16 +6,18 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
-	"hash/crc32"
+	"hash/crc64"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/s3cond/s3cond/sigv4"
 )
 
 // keepsCutOffFramedStore stands for a store that decodes aws-chunked
-// uploads and checks their CRC32 trailer, but stores whatever chunks
+// uploads and checks their CRC64NVME trailer, but stores whatever chunks
 // arrived when the client half-closes before the final chunk (as versitygw
 // does with a plain body cut off by a FIN). Other requests reach gofakes3.
 func keepsCutOffFramedStore(inner http.Handler) http.Handler {
@@ -42,7 +44,7 @@ func keepsCutOffFramedStore(inner http.Handler) http.Handler {
 }
 
 // decodeChunksLeniently returns the payload of the whole chunks in raw and
-// whether a CRC32 trailer, if one arrived, matches it.
+// whether the framing trailer (CRC64NVME), if one arrived, matches it.
 func decodeChunksLeniently(raw []byte) ([]byte, bool) {
 	var payload []byte
 	rd := bufio.NewReader(bytes.NewReader(raw))
@@ -67,9 +69,11 @@ func decodeChunksLeniently(raw []byte) ([]byte, bool) {
 	for {
 		line, err := rd.ReadString('\n')
 		name, value, found := strings.Cut(strings.TrimSpace(line), ":")
-		if found && strings.EqualFold(name, "x-amz-checksum-crc32") {
-			var sum [crc32.Size]byte
-			binary.BigEndian.PutUint32(sum[:], crc32.ChecksumIEEE(payload))
+		if found && strings.EqualFold(name, framingTrailer) {
+			crc := sigv4.NewCRC64NVME()
+			crc.Write(payload)
+			var sum [crc64.Size]byte
+			binary.BigEndian.PutUint64(sum[:], crc.Sum64())
 			return payload, value == base64.StdEncoding.EncodeToString(sum[:])
 		}
 		if err != nil {

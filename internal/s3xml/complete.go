@@ -24,7 +24,10 @@ const maxPartETagBytes = 256
 
 // CompletePart is one <Part> of a CompleteMultipartUpload body, as checked:
 // PartNumber in 1..10000, ETag in the ETag grammar (quotes kept as sent),
-// each checksum the base64 of its algorithm's digest ("" = none).
+// each checksum the base64 of its algorithm's digest ("" = none), for
+// every algorithm of S3's ChecksumAlgorithm: one the parser did not know
+// would be dropped from the document the store reads, and the store would
+// answer that the part's checksum is missing.
 type CompletePart struct {
 	PartNumber        int
 	ETag              string
@@ -33,6 +36,11 @@ type CompletePart struct {
 	ChecksumCRC64NVME string
 	ChecksumSHA1      string
 	ChecksumSHA256    string
+	ChecksumSHA512    string
+	ChecksumMD5       string
+	ChecksumXXHASH64  string
+	ChecksumXXHASH3   string
+	ChecksumXXHASH128 string
 }
 
 // CompleteRequest is the body of CompleteMultipartUpload.
@@ -57,6 +65,11 @@ type completePartWire struct {
 	ChecksumCRC64NVME []string `xml:"ChecksumCRC64NVME"`
 	ChecksumSHA1      []string `xml:"ChecksumSHA1"`
 	ChecksumSHA256    []string `xml:"ChecksumSHA256"`
+	ChecksumSHA512    []string `xml:"ChecksumSHA512"`
+	ChecksumMD5       []string `xml:"ChecksumMD5"`
+	ChecksumXXHASH64  []string `xml:"ChecksumXXHASH64"`
+	ChecksumXXHASH3   []string `xml:"ChecksumXXHASH3"`
+	ChecksumXXHASH128 []string `xml:"ChecksumXXHASH128"`
 }
 
 type completePartOut struct {
@@ -65,6 +78,11 @@ type completePartOut struct {
 	ChecksumCRC64NVME string `xml:"ChecksumCRC64NVME,omitempty"`
 	ChecksumSHA1      string `xml:"ChecksumSHA1,omitempty"`
 	ChecksumSHA256    string `xml:"ChecksumSHA256,omitempty"`
+	ChecksumSHA512    string `xml:"ChecksumSHA512,omitempty"`
+	ChecksumMD5       string `xml:"ChecksumMD5,omitempty"`
+	ChecksumXXHASH64  string `xml:"ChecksumXXHASH64,omitempty"`
+	ChecksumXXHASH3   string `xml:"ChecksumXXHASH3,omitempty"`
+	ChecksumXXHASH128 string `xml:"ChecksumXXHASH128,omitempty"`
 	ETag              string `xml:"ETag"`
 	PartNumber        int    `xml:"PartNumber"`
 }
@@ -82,7 +100,7 @@ type completeOutWire struct {
 // MalformedXML; a part number outside 1..10000 is InvalidArgument; part
 // numbers not strictly ascending are InvalidPartOrder; an ETag outside its
 // grammar is InvalidPart; a checksum that is not the base64 of its
-// algorithm's digest is InvalidRequest.
+// algorithm's digest, or given twice, is InvalidArgument.
 func ParseCompleteRequest(r io.Reader, limit int64) (*CompleteRequest, error) {
 	var wire completeWire
 	s := shape{roots: []string{"CompleteMultipartUpload"}, child: "Part", maxChildren: MaxCompleteParts}
@@ -138,6 +156,11 @@ func (w completePartWire) check(n int) (CompletePart, error) {
 		{"ChecksumCRC64NVME", w.ChecksumCRC64NVME, 8, &part.ChecksumCRC64NVME},
 		{"ChecksumSHA1", w.ChecksumSHA1, 20, &part.ChecksumSHA1},
 		{"ChecksumSHA256", w.ChecksumSHA256, 32, &part.ChecksumSHA256},
+		{"ChecksumSHA512", w.ChecksumSHA512, 64, &part.ChecksumSHA512},
+		{"ChecksumMD5", w.ChecksumMD5, 16, &part.ChecksumMD5},
+		{"ChecksumXXHASH64", w.ChecksumXXHASH64, 8, &part.ChecksumXXHASH64},
+		{"ChecksumXXHASH3", w.ChecksumXXHASH3, 8, &part.ChecksumXXHASH3},
+		{"ChecksumXXHASH128", w.ChecksumXXHASH128, 16, &part.ChecksumXXHASH128},
 	}
 	for _, c := range checksums {
 		if len(c.values) == 0 {
@@ -146,7 +169,10 @@ func (w completePartWire) check(n int) (CompletePart, error) {
 		value, ok := single(c.values)
 		value = strings.TrimSpace(value)
 		if !ok || !base64Digest(value, c.size) {
-			return CompletePart{}, s3err.Newf(s3err.InvalidRequest, "Value for %s of part %d is invalid.", c.name, n)
+			// S3's answer, as versitygw's full-flow suite records it
+			// (CompleteMultipartUpload_invalid_checksum_part).
+			return CompletePart{}, s3err.Newf(s3err.InvalidArgument, "Invalid Base64 or multiple checksums present in request").
+				With("ArgumentName", "Checksum").With("ArgumentValue", clip(value))
 		}
 		*c.into = value
 	}
@@ -219,7 +245,9 @@ func (c *CompleteRequest) Marshal() []byte {
 	for _, p := range c.Parts {
 		wire.Parts = append(wire.Parts, completePartOut{
 			ChecksumCRC32: p.ChecksumCRC32, ChecksumCRC32C: p.ChecksumCRC32C, ChecksumCRC64NVME: p.ChecksumCRC64NVME,
-			ChecksumSHA1: p.ChecksumSHA1, ChecksumSHA256: p.ChecksumSHA256, ETag: p.ETag, PartNumber: p.PartNumber,
+			ChecksumSHA1: p.ChecksumSHA1, ChecksumSHA256: p.ChecksumSHA256, ChecksumSHA512: p.ChecksumSHA512,
+			ChecksumMD5: p.ChecksumMD5, ChecksumXXHASH64: p.ChecksumXXHASH64, ChecksumXXHASH3: p.ChecksumXXHASH3,
+			ChecksumXXHASH128: p.ChecksumXXHASH128, ETag: p.ETag, PartNumber: p.PartNumber,
 		})
 	}
 	return marshal(wire)

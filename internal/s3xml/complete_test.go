@@ -1,6 +1,7 @@
 package s3xml
 
 import (
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -67,10 +68,10 @@ func TestParseCompleteRequestRefusesAsS3Does(t *testing.T) {
 		{"ETag with a control byte", doc(part("1", "a&#10;b")), s3err.InvalidPart},
 		{"empty ETag", doc(part("1", `""`)), s3err.InvalidPart},
 		{"long ETag", doc(part("1", strings.Repeat("a", 257))), s3err.InvalidPart},
-		{"short CRC32", doc("<Part><PartNumber>1</PartNumber><ETag>e</ETag><ChecksumCRC32>AAA=</ChecksumCRC32></Part>"), s3err.InvalidRequest},
-		{"SHA256 of 31 bytes", doc("<Part><PartNumber>1</PartNumber><ETag>e</ETag><ChecksumSHA256>" + strings.Repeat("A", 42) + "=</ChecksumSHA256></Part>"), s3err.InvalidRequest},
-		{"checksum not base64", doc("<Part><PartNumber>1</PartNumber><ETag>e</ETag><ChecksumSHA1>../../../../../../../../../x=</ChecksumSHA1></Part>"), s3err.InvalidRequest},
-		{"checksum twice", doc("<Part><PartNumber>1</PartNumber><ETag>e</ETag><ChecksumCRC32>AAAAAA==</ChecksumCRC32><ChecksumCRC32>AAAAAA==</ChecksumCRC32></Part>"), s3err.InvalidRequest},
+		{"short CRC32", doc("<Part><PartNumber>1</PartNumber><ETag>e</ETag><ChecksumCRC32>AAA=</ChecksumCRC32></Part>"), s3err.InvalidArgument},
+		{"SHA256 of 31 bytes", doc("<Part><PartNumber>1</PartNumber><ETag>e</ETag><ChecksumSHA256>" + strings.Repeat("A", 42) + "=</ChecksumSHA256></Part>"), s3err.InvalidArgument},
+		{"checksum not base64", doc("<Part><PartNumber>1</PartNumber><ETag>e</ETag><ChecksumSHA1>../../../../../../../../../x=</ChecksumSHA1></Part>"), s3err.InvalidArgument},
+		{"checksum twice", doc("<Part><PartNumber>1</PartNumber><ETag>e</ETag><ChecksumCRC32>AAAAAA==</ChecksumCRC32><ChecksumCRC32>AAAAAA==</ChecksumCRC32></Part>"), s3err.InvalidArgument},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,5 +90,33 @@ func TestParseCompleteRequestIsBounded(t *testing.T) {
 	var s3e *s3err.Error
 	if !errors.As(err, &s3e) || s3e.Code != s3err.MalformedXML || !errors.Is(err, errTooLarge) {
 		t.Fatalf("got %v, want MalformedXML for a body over its limit", err)
+	}
+}
+
+func TestParseCompleteRequestKeepsEveryChecksumAlgorithm(t *testing.T) {
+	// S3's ChecksumAlgorithm has ten members; each part checksum must reach
+	// the store, which refuses a Complete whose part lacks the upload's.
+	elements := []struct {
+		name string
+		size int
+	}{
+		{"ChecksumSHA512", 64}, {"ChecksumMD5", 16}, {"ChecksumXXHASH64", 8},
+		{"ChecksumXXHASH3", 8}, {"ChecksumXXHASH128", 16},
+	}
+	for _, e := range elements {
+		value := base64.StdEncoding.EncodeToString(make([]byte, e.size))
+		body := "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>e</ETag><" + e.name + ">" +
+			value + "</" + e.name + "></Part></CompleteMultipartUpload>"
+		req, err := ParseCompleteRequest(strings.NewReader(body), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", e.name, err)
+		}
+		if got := string(req.Marshal()); !strings.Contains(got, "<"+e.name+">"+value+"</"+e.name+">") {
+			t.Fatalf("%s dropped from the rewritten body: %s", e.name, got)
+		}
+		short := strings.Replace(body, value, base64.StdEncoding.EncodeToString(make([]byte, e.size-1)), 1)
+		if _, err := ParseCompleteRequest(strings.NewReader(short), 0); err == nil {
+			t.Fatalf("%s of %d bytes accepted", e.name, e.size-1)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/s3cond/s3cond/s3err"
@@ -33,6 +34,10 @@ type ConfigurationSchema struct {
 	Roots []string
 	// Limit bounds the body, in bytes.
 	Limit int64
+	// LimitIsS3s says Limit is S3's own bound for the document, which S3
+	// answers with MaxMessageLengthExceeded (naming the bound) when
+	// exceeded; otherwise an oversized body is MalformedXML.
+	LimitIsS3s bool
 	// BucketElements are the elements whose text names a bucket (as a
 	// name or an S3 ARN): destinations and targets.
 	BucketElements []string
@@ -76,9 +81,13 @@ var granteeIdentifiers = []string{"ID", "URI", "EmailAddress"}
 // and reports what it names. A document that is not well-formed, has
 // another root, nests deeper than S3's schemas or carries a DOCTYPE is
 // MalformedXML; a body over the limit is MalformedXML too, as S3 answers an
-// oversized configuration.
+// oversized configuration, unless the limit is S3's own (LimitIsS3s).
 func ReadConfiguration(r io.Reader, s ConfigurationSchema) (Configuration, error) {
 	data, err := readBounded(r, s.Limit, s3err.MalformedXML, s3err.IncompleteBody)
+	if s.LimitIsS3s && errors.Is(err, errTooLarge) {
+		return Configuration{}, s3err.Wrap(s3err.MaxMessageLengthExceeded, err).
+			With("MaxMessageLengthBytes", strconv.FormatInt(s.Limit, 10))
+	}
 	if err != nil {
 		return Configuration{}, err
 	}
