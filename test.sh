@@ -44,6 +44,11 @@ docker-compose -f docker-compose.etcd.yml config -q
 echo "== deployment artifacts (promtool, helm lint, cross-builds, nfpm .deb installed and run, systemd-analyze)"
 scripts/check-deploy.sh
 
+echo "== negative-control builds (every s3cond_unsafe_* tag still builds s3cond; the linearizability suite builds them)"
+for tag in $(grep -rhoE '^//go:build .*s3cond_unsafe_[a-z_]+' --include=*.go . | grep -oE 's3cond_unsafe_[a-z_]+' | sort -u); do
+	go build -tags "$tag" -o /dev/null ./cmd/s3cond
+done
+
 echo "== unit tests (-race)"
 go test -race -count=1 $(go list ./... | grep -v '/e2e')
 

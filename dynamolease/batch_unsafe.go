@@ -20,7 +20,7 @@ func (c *Committer) unsafeTakeHeldRow(ctx context.Context, req LeaseRequest, exi
 	a := &attempt{
 		key:    localKey{req.Path, req.ETag},
 		owner:  c.ownerPrefix + "/" + strconv.FormatUint(c.attempts.Add(1), 10),
-		check:  req.Check,
+		check:  ignoringRecords(req.Check),
 		readAt: req.ReadAt,
 	}
 	if existing == nil {
