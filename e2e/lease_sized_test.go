@@ -63,7 +63,7 @@ type storeWork struct {
 	prepare func(t *testing.T, e *Env) RawRequest
 }
 
-var sizedCopy = storeWork{name: "copy", size: sizedCopySource, leaseTimeout: 500 * time.Millisecond, prepare: func(t *testing.T, e *Env) RawRequest {
+var sizedCopy = storeWork{name: "copy", size: sizedCopySource, leaseTimeout: 250 * time.Millisecond, prepare: func(t *testing.T, e *Env) RawRequest {
 	if _, err := e.BackendClient().PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String("sized"), Key: aws.String("src"),
 		Body: NewPatternReader(11, sizedCopySource), ContentLength: aws.Int64(sizedCopySource)}); err != nil {
 		t.Fatalf("put the copy source: %v", err)
