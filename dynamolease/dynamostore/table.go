@@ -133,19 +133,7 @@ func (t *Table) put(ctx context.Context, r dynamolease.Record, condition string,
 	if !errors.As(err, &failed) {
 		return nil, fmt.Errorf("put lease %q %q in %s: %w", r.Path, r.ETag, t.name, err)
 	}
-	if len(failed.Item) > 0 {
-		current, err := decodeItem(failed.Item)
-		if err != nil {
-			return nil, err
-		}
-		current.Path = r.Path
-		return current, dynamolease.ErrConditionFailed
-	}
-	current, err := t.Get(ctx, r.Path, r.ETag)
-	if err != nil {
-		return nil, err
-	}
-	return current, dynamolease.ErrConditionFailed
+	return t.conditionFailed(ctx, r, failed)
 }
 
 // Get implements dynamolease.Table with a strongly consistent GetItem.
@@ -295,4 +283,23 @@ func (t *Table) replaceUnreadable(ctx context.Context, r dynamolease.Record) (*d
 		return t.put(ctx, r, "attribute_exists(#pk) AND attribute_not_exists(#gen)", nil, true)
 	}
 	return t.put(ctx, r, "attribute_exists(#pk) AND #gen = :seen", map[string]types.AttributeValue{":seen": stored}, true)
+}
+
+// conditionFailed is the row a refused conditional write of r met, with
+// ErrConditionFailed: the item DynamoDB returned with the refusal, or a
+// read of it where the store returned none with it.
+func (t *Table) conditionFailed(ctx context.Context, r dynamolease.Record, failed *types.ConditionalCheckFailedException) (*dynamolease.Record, error) {
+	if len(failed.Item) > 0 {
+		current, err := decodeItem(failed.Item)
+		if err != nil {
+			return nil, err
+		}
+		current.Path = r.Path
+		return current, dynamolease.ErrConditionFailed
+	}
+	current, err := t.Get(ctx, r.Path, r.ETag)
+	if err != nil {
+		return nil, err
+	}
+	return current, dynamolease.ErrConditionFailed
 }

@@ -57,17 +57,5 @@ func (t *Table) CreateOrTakeVouched(ctx context.Context, r dynamolease.Record) (
 	if !errors.As(err, &failed) {
 		return nil, fmt.Errorf("create or take lease %q %q in %s: %w", r.Path, r.ETag, t.name, err)
 	}
-	if len(failed.Item) > 0 {
-		current, err := decodeItem(failed.Item)
-		if err != nil {
-			return nil, err
-		}
-		current.Path = r.Path
-		return current, dynamolease.ErrConditionFailed
-	}
-	current, err := t.Get(ctx, r.Path, r.ETag)
-	if err != nil {
-		return nil, err
-	}
-	return current, dynamolease.ErrConditionFailed
+	return t.conditionFailed(ctx, r, failed)
 }
