@@ -101,12 +101,13 @@ var unimplementedHeaderKeys = func() map[string]unimplementedHeader {
 // into the query by a presigning SDK (x-amz-* parameters are headers to S3).
 func refuseUnimplemented(b *Backend, op operation.Operation, h http.Header, q url.Values) error {
 	for key := range h {
-		if row, ok := unimplementedHeaderKeys[key]; ok && row.refusedOn(b, op) {
+		if row, ok := unimplementedHeaderKeys[key]; ok && row.refusedOn(b, op) && !headerAsksForNothing(h, key) {
 			return notImplementedHeader(row.name)
 		}
 	}
-	for name := range q {
-		if row, ok := unimplementedHeaderKeys[textproto.CanonicalMIMEHeaderKey(name)]; ok && row.refusedOn(b, op) {
+	for name, values := range q {
+		key := textproto.CanonicalMIMEHeaderKey(name)
+		if row, ok := unimplementedHeaderKeys[key]; ok && row.refusedOn(b, op) && !asksForNothing(key, values) {
 			return notImplementedHeader(row.name)
 		}
 	}
