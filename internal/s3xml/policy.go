@@ -108,6 +108,12 @@ func checkJSONValue(d *json.Decoder, depth int, inCondition bool) error {
 	if err != nil {
 		return err
 	}
+	if tok == nil {
+		// The policy grammar has no null; encoding/json reads one as an
+		// absent member, another parser as a member given, and
+		// "NotPrincipal": null beside a Principal would be each.
+		return errors.New("null is not a policy value")
+	}
 	delim, ok := tok.(json.Delim)
 	if !ok {
 		return nil

@@ -63,6 +63,9 @@ func TestReadPolicyRefusesHostilePolicies(t *testing.T) {
 		"oversize":            `{"Statement":[],"Id":"` + strings.Repeat("x", MaxPolicyBytes) + `"}`,
 		"unterminated":        `{"Statement":[`,
 		"empty":               ``,
+		"null NotPrincipal":   `{"Statement":[{"Effect":"Allow","Principal":"*","NotPrincipal":null,"Action":"s3:GetObject","Resource":"arn:aws:s3:::a/*"}]}`,
+		"null Principal":      `{"Statement":[{"Effect":"Deny","Principal":null,"Action":"s3:*","Resource":"arn:aws:s3:::a/*"}]}`,
+		"null in a list":      `{"Statement":[{"Effect":"Allow","Principal":"*","Action":["s3:GetObject",null],"Resource":"arn:aws:s3:::a/*"}]}`,
 	} {
 		_, err := ReadPolicy(strings.NewReader(doc))
 		if !s3err.Is(err, s3err.MalformedPolicy) {
