@@ -3,8 +3,10 @@ package proxy
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,7 +49,11 @@ func TestClientHangUpIsNotAServerError(t *testing.T) {
 			<-r.Context().Done() // the backend stalls until s3cond gives up on it
 		}
 	}})
-	big := strings.Repeat("0123456789abcdef", 1<<18) // 4 MiB: more than the sockets buffer
+	// 16 MiB, against at most 4 MiB in s3cond's send buffer (tcp_wmem's
+	// ceiling) and 64 KiB in the reader's (smallReceiveBuffer): a body
+	// the size of the loopback's autotuned receive buffer (up to 32 MiB
+	// under tcp_rmem) would be taken whole before the reader hangs up.
+	big := strings.Repeat("0123456789abcdef", 1<<20)
 	for _, key := range []string{"stalled", "big"} {
 		if _, err := f.put(t, key, big, nil); err != nil {
 			t.Fatalf("put %s: %v", key, err)
@@ -71,7 +77,8 @@ func TestClientHangUpIsNotAServerError(t *testing.T) {
 
 	t.Run("in the middle of the body", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucketName), Key: aws.String("big")})
+		out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucketName), Key: aws.String("big")},
+			func(o *s3.Options) { o.HTTPClient = smallReceiveBufferClient() })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,4 +104,20 @@ func TestClientHangUpIsNotAServerError(t *testing.T) {
 			t.Fatalf("reported status %d, want 200", r.Status)
 		}
 	})
+}
+
+// smallReceiveBufferClient reads over connections whose receive buffer is
+// fixed at 64 KiB (a fixed SO_RCVBUF turns the kernel's autotuning off),
+// so a reader that stops reading holds the sender back at once.
+func smallReceiveBufferClient() *http.Client {
+	dialer := &net.Dialer{Control: func(_, _ string, raw syscall.RawConn) error {
+		var setErr error
+		if err := raw.Control(func(fd uintptr) {
+			setErr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
+		}); err != nil {
+			return err
+		}
+		return setErr
+	}}
+	return &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
 }
