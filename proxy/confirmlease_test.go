@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
@@ -40,8 +40,8 @@ func holdCopies(reached chan<- struct{}, release <-chan struct{}) func(http.Hand
 func TestReleasedSizedLeaseIsNotAnsweredAsASuccess(t *testing.T) {
 	const timeout = 200 * time.Millisecond
 	reached, release := make(chan struct{}, 1), make(chan struct{})
-	f := newGuardFixture(t, guardOptions{wrap: holdCopies(reached, release), lease: dynamolease.Options{Timeout: timeout,
-		MaxClockSkewRate: 2, PollInterval: 10 * time.Millisecond, TTL: time.Hour, WaitBudget: time.Second}})
+	f := newGuardFixture(t, guardOptions{wrap: holdCopies(reached, release), lease: leasetest.Timing{Timeout: timeout,
+		PollInterval: 10 * time.Millisecond, WaitBudget: time.Second}})
 	f.proxy.tuneLeases(func(o *leasedwrite.Options) { o.MinStoreThroughput = 64 << 10 }) // 2 MiB: a 32 s lease
 	ctx := t.Context()
 	if _, err := f.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucketName), Key: aws.String("src"),
@@ -56,11 +56,11 @@ func TestReleasedSizedLeaseIsNotAnsweredAsASuccess(t *testing.T) {
 	}()
 	<-reached
 	copyAt := time.Now()
-	row := f.leaseRow(t, "dst", "*")
+	row := f.table.Row(t, bucketName+"/dst", "*")
 	if row == nil || row.Timeout < 30*time.Second {
 		t.Fatalf("the copy's lease row %+v; want a sized lease", row)
 	}
-	if _, err := dynamolease.ReleaseRow(ctx, f.table, bucketName+"/dst", "*", row.Generation); err != nil {
+	if err := f.table.ForceRelease(ctx, bucketName+"/dst", "*", row.Generation); err != nil {
 		t.Fatal(err)
 	}
 	// The holder's last confirmation (the extension, before the copy was
