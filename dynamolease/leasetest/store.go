@@ -38,13 +38,11 @@ func (s plainStore) Get(ctx context.Context, path, etag string) (row *dynamoleas
 type fullStore struct{ plainStore }
 
 var (
+	_ dynamolease.Table        = plainStore{}
 	_ dynamolease.BatchTable   = fullStore{}
 	_ dynamolease.VouchedTaker = fullStore{}
 	_ dynamolease.PageLister   = fullStore{}
 	_ dynamolease.Lister       = fullStore{}
-	_ dynamolease.Table        = plainStore{}
-	_ dynamolease.BatchTable   = (*dynamolease.MemTable)(nil)
-	_ dynamolease.VouchedTaker = (*dynamolease.MemTable)(nil)
 )
 
 func (s fullStore) MaxBatch() int {
