@@ -11,39 +11,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 )
 
-// signallingTable stands for a DynamoDB lease table that tells when the
-// first create of a row reached it.
-type signallingTable struct {
-	dynamolease.Table
-	once    sync.Once
-	created chan struct{}
-	mu      sync.Mutex
-	calls   int
-}
-
-func (s *signallingTable) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
-	s.count()
-	defer s.once.Do(func() { close(s.created) })
-	return s.Table.Create(ctx, r)
-}
-
-func (s *signallingTable) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
-	s.count()
-	return s.Table.Replace(ctx, r, seen)
-}
-
-func (s *signallingTable) Get(ctx context.Context, path, etag string) (*dynamolease.Record, error) {
-	s.count()
-	return s.Table.Get(ctx, path, etag)
-}
-
-func (s *signallingTable) count() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls++
+// signallingTable stands for a DynamoDB lease table that tells (closes
+// created) when the first create of a row reached it.
+func signallingTable(created chan struct{}) *leasetest.Table {
+	var once sync.Once
+	return leasetest.NewPlain(leasetest.Hooks{After: func(c leasetest.Call, _ error) {
+		if c.Op == leasetest.OpCreate {
+			once.Do(func() { close(created) })
+		}
+	}})
 }
 
 // requestLog counts the backend's requests on one key by method.
@@ -76,7 +55,8 @@ func (l *requestLog) take() map[string]int {
 // and the lease is sought while the HEAD runs: the HEAD here answers only
 // once the lease table has seen the create.
 func TestConditionalWritesAtTheRoundTripFloor(t *testing.T) {
-	table := &signallingTable{Table: dynamolease.NewMemTable(), created: make(chan struct{})}
+	created := make(chan struct{})
+	table := signallingTable(created)
 	log := &requestLog{key: "floor", counts: map[string]int{}}
 	overlapped := make(chan bool, 1)
 	f := newFixtureWith(t, fixtureOptions{leaseTable: table, backendHook: func(r *http.Request) {
@@ -85,7 +65,7 @@ func TestConditionalWritesAtTheRoundTripFloor(t *testing.T) {
 			return
 		}
 		select {
-		case <-table.created:
+		case <-created:
 			select {
 			case overlapped <- true:
 			default:
@@ -118,7 +98,7 @@ func TestConditionalWritesAtTheRoundTripFloor(t *testing.T) {
 // answers 412 after one HEAD, sends no PUT, and leaves no lease held (the
 // lease sought beside the HEAD is released in the background).
 func TestLosingWriteAnswersAfterOneHead(t *testing.T) {
-	table := dynamolease.NewMemTable()
+	table := leasetest.New(leasetest.Hooks{})
 	log := &requestLog{key: "lose", counts: map[string]int{}}
 	f := newFixtureWith(t, fixtureOptions{leaseTable: table, backendHook: log.see})
 	if _, err := f.put(t, "lose", "v1", nil); err != nil {
@@ -137,11 +117,7 @@ func TestLosingWriteAnswersAfterOneHead(t *testing.T) {
 	if err := f.handler.(*Proxy).WaitForReleases(ctx); err != nil {
 		t.Fatal(err)
 	}
-	row, err := table.Get(ctx, bucketName+"/lose", `"0123456789abcdef0123456789abcdef"`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if row != nil && !row.Released {
+	if row := table.Row(t, bucketName+"/lose", `"0123456789abcdef0123456789abcdef"`); row != nil && !row.Released {
 		t.Fatalf("the losing write left its lease row held: %+v", row)
 	}
 }

@@ -9,23 +9,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 )
 
-// slowReleaseTable is the in-memory lease table with releases that wait for
-// a signal, standing for a lease store whose release write is slow.
-type slowReleaseTable struct {
-	dynamolease.Table
-	releasing chan struct{}
-	proceed   chan struct{}
-}
-
-func (s *slowReleaseTable) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
-	if r.Released {
-		s.releasing <- struct{}{}
-		<-s.proceed
-	}
-	return s.Table.Replace(ctx, r, seen)
+// slowReleaseTable is the in-memory lease table with releases that say so on
+// releasing and wait for proceed, standing for a lease store whose release
+// write is slow.
+func slowReleaseTable(releasing chan<- struct{}, proceed <-chan struct{}) *leasetest.Table {
+	return leasetest.NewPlain(leasetest.Hooks{Before: func(_ context.Context, c leasetest.Call) error {
+		if c.Op == leasetest.OpReplace && c.Released {
+			releasing <- struct{}{}
+			<-proceed
+		}
+		return nil
+	}})
 }
 
 // TestConditionalAnswerDoesNotWaitForTheRelease checks that a conditional
@@ -33,12 +30,12 @@ func (s *slowReleaseTable) Replace(ctx context.Context, r dynamolease.Record, se
 // (the next write on the key expects the new ETag and leases another row),
 // and that WaitForReleases waits for that release.
 func TestConditionalAnswerDoesNotWaitForTheRelease(t *testing.T) {
-	table := &slowReleaseTable{Table: dynamolease.NewMemTable(), releasing: make(chan struct{}, 1), proceed: make(chan struct{})}
-	f := newFixtureWith(t, fixtureOptions{leaseTable: table})
+	releasing, proceed := make(chan struct{}, 1), make(chan struct{})
+	f := newFixtureWith(t, fixtureOptions{leaseTable: slowReleaseTable(releasing, proceed)})
 	// Let the release finish before the fixture's servers close, whatever
 	// the outcome (cleanups run last-registered first).
 	var let sync.Once
-	letRelease := func() { let.Do(func() { close(table.proceed) }) }
+	letRelease := func() { let.Do(func() { close(proceed) }) }
 	t.Cleanup(letRelease)
 	answered := make(chan error, 1)
 	go func() {
@@ -46,7 +43,7 @@ func TestConditionalAnswerDoesNotWaitForTheRelease(t *testing.T) {
 		answered <- err
 	}()
 	select {
-	case <-table.releasing:
+	case <-releasing:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the conditional write never released its lease")
 	}

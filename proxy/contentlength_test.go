@@ -2,20 +2,19 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 )
 
 // A conditional PUT sent chunked, with no Content-Length and no
 // x-amz-decoded-content-length, is answered 411 MissingContentLength as on
 // S3, before any lease is taken: the key is not left locked.
 func TestUploadWithoutLengthIs411BeforeAnyLease(t *testing.T) {
-	table := dynamolease.NewMemTable()
+	table := leasetest.New(leasetest.Hooks{})
 	f := newFixtureWith(t, fixtureOptions{leaseTable: table})
 	body := []byte("a body of unknown length")
 	req, err := http.NewRequest(http.MethodPut, f.proxyURL+"/"+bucketName+"/unsized", io.MultiReader(bytes.NewReader(body)))
@@ -34,7 +33,7 @@ func TestUploadWithoutLengthIs411BeforeAnyLease(t *testing.T) {
 	if resp.StatusCode != http.StatusLengthRequired || !strings.Contains(string(answer), "<Code>MissingContentLength</Code>") {
 		t.Fatalf("status %d, body %s; want 411 MissingContentLength", resp.StatusCode, answer)
 	}
-	if row, err := table.Get(context.Background(), bucketName+"/unsized", "*"); err != nil || row != nil {
-		t.Fatalf("lease row %+v, %v: want none", row, err)
+	if row := table.Row(t, bucketName+"/unsized", "*"); row != nil {
+		t.Fatalf("lease row %+v: want none", row)
 	}
 }

@@ -10,76 +10,45 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 )
 
 // batchCountingTable stands for a lease store that commits many rows in
 // one request (DynamoDB's TransactWriteItems, at most 100 rows; an etcd
 // transaction; a bbolt commit): the in-memory table, taking at most
 // maxBatch rows per call, each call delayed by latency (the store's round
-// trip). It counts the calls by kind.
-type batchCountingTable struct {
-	*dynamolease.MemTable
-	maxBatch int
-	latency  time.Duration
-
-	mu    sync.Mutex
-	calls map[string]int
+// trip). Its batchCalls counts the calls by kind.
+func newBatchCountingTable(maxBatch int, latency time.Duration) (*leasetest.Table, *batchCalls) {
+	calls := &batchCalls{byOp: map[string]int{}}
+	return leasetest.New(leasetest.Hooks{MaxBatch: maxBatch, Before: func(_ context.Context, c leasetest.Call) error {
+		if c.Op != leasetest.OpTakeVouched {
+			calls.add(c.Op)
+			time.Sleep(latency)
+		}
+		return nil
+	}}), calls
 }
 
-func newBatchCountingTable(maxBatch int, latency time.Duration) *batchCountingTable {
-	return &batchCountingTable{MemTable: dynamolease.NewMemTable(), maxBatch: maxBatch, latency: latency, calls: map[string]int{}}
+type batchCalls struct {
+	mu   sync.Mutex
+	byOp map[string]int
 }
 
-func (b *batchCountingTable) call(op string) {
+func (b *batchCalls) add(op string) {
 	b.mu.Lock()
-	b.calls[op]++
-	b.mu.Unlock()
-	time.Sleep(b.latency)
+	defer b.mu.Unlock()
+	b.byOp[op]++
 }
 
-func (b *batchCountingTable) count() (total int, byOp map[string]int) {
+func (b *batchCalls) count() (total int, byOp map[string]int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	byOp = map[string]int{}
-	for op, n := range b.calls {
+	for op, n := range b.byOp {
 		total += n
 		byOp[op] = n
 	}
 	return total, byOp
-}
-
-func (b *batchCountingTable) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
-	b.call("create")
-	return b.MemTable.Create(ctx, r)
-}
-
-func (b *batchCountingTable) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
-	b.call("replace")
-	return b.MemTable.Replace(ctx, r, seen)
-}
-
-func (b *batchCountingTable) Get(ctx context.Context, path, etag string) (*dynamolease.Record, error) {
-	b.call("get")
-	return b.MemTable.Get(ctx, path, etag)
-}
-
-func (b *batchCountingTable) MaxBatch() int { return b.maxBatch }
-
-func (b *batchCountingTable) CreateInOrder(ctx context.Context, rs []dynamolease.Record) (int, *dynamolease.Record, error) {
-	if len(rs) > b.maxBatch {
-		return 0, nil, fmt.Errorf("a batch of %d rows, over the store's %d", len(rs), b.maxBatch)
-	}
-	b.call("create_batch")
-	return b.MemTable.CreateInOrder(ctx, rs)
-}
-
-func (b *batchCountingTable) ReplaceEach(ctx context.Context, rs []dynamolease.Record, seen []uint64) ([]bool, []*dynamolease.Record, error) {
-	if len(rs) > b.maxBatch {
-		return make([]bool, len(rs)), make([]*dynamolease.Record, len(rs)), fmt.Errorf("a batch of %d rows, over the store's %d", len(rs), b.maxBatch)
-	}
-	b.call("replace_batch")
-	return b.MemTable.ReplaceEach(ctx, rs, seen)
 }
 
 // putMany writes n objects under prefix and returns an entry with its ETag
@@ -124,7 +93,7 @@ func TestDeleteObjectsOf1000EntriesTakesLeasesInBatches(t *testing.T) {
 		maxBatch int
 	}{{"embedded", 1000}, {"dynamodb", 100}} {
 		t.Run(store.name, func(t *testing.T) {
-			table := newBatchCountingTable(store.maxBatch, 0)
+			table, calls := newBatchCountingTable(store.maxBatch, 0)
 			f := newGuardFixture(t, guardOptions{table: table})
 			objs := f.putMany(t, "k", 1000)
 			out := f.deleteObjects(t, objs...)
@@ -135,7 +104,7 @@ func TestDeleteObjectsOf1000EntriesTakesLeasesInBatches(t *testing.T) {
 			if err := f.proxy.WaitForReleases(testContext(t)); err != nil {
 				t.Fatal(err)
 			}
-			total, byOp := table.count()
+			total, byOp := calls.count()
 			if total != 2*batches || byOp["create_batch"] != batches || byOp["replace_batch"] != batches {
 				t.Errorf("lease store calls in all: %d %v, want %d batch creates and as many batch releases", total, byOp, batches)
 			}
@@ -143,7 +112,7 @@ func TestDeleteObjectsOf1000EntriesTakesLeasesInBatches(t *testing.T) {
 				t.Errorf("%d lease store calls, over issue 26's 15", total)
 			}
 			for _, o := range objs[:3] {
-				row := f.leaseRow(t, aws.ToString(o.Key), aws.ToString(o.ETag))
+				row := f.table.Row(t, bucketName+"/"+aws.ToString(o.Key), aws.ToString(o.ETag))
 				if row == nil || !row.Released {
 					t.Errorf("lease row of %s after the delete: %+v, want released", aws.ToString(o.Key), row)
 				}
@@ -160,9 +129,9 @@ func TestDeleteObjectsOf1000EntriesTakesLeasesInBatches(t *testing.T) {
 // so the keys after it answered 409 too (issue 24 item 6).
 func TestDeleteObjectsBudgetBoundsOnlyContendedWaits(t *testing.T) {
 	const budget = 300 * time.Millisecond
-	table := newBatchCountingTable(100, 60*time.Millisecond)
-	f := newGuardFixture(t, guardOptions{table: table, lease: dynamolease.Options{Timeout: 5 * time.Second, MaxClockSkewRate: 2,
-		PollInterval: 20 * time.Millisecond, TTL: time.Hour, WaitBudget: budget}})
+	table, _ := newBatchCountingTable(100, 60*time.Millisecond)
+	f := newGuardFixture(t, guardOptions{table: table, lease: leasetest.Timing{Timeout: 5 * time.Second,
+		PollInterval: 20 * time.Millisecond, WaitBudget: budget}})
 	objs := f.putMany(t, "k", 999)
 	held, err := f.put(t, "k0500-held", "held", nil)
 	if err != nil {

@@ -15,8 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 	"github.com/s3cond/s3cond/internal/s3xml"
+	"github.com/s3cond/s3cond/internal/testkit"
 )
 
 // deleteRecorder wraps the backend and records the DeleteObjects documents
@@ -121,28 +122,24 @@ func TestDeleteObjectsRefusesKeysThePolicyRefuses(t *testing.T) {
 	}
 }
 
-// creatingTable counts the lease rows created per path; it stands for the
-// lease store.
-type creatingTable struct {
-	dynamolease.Table
-	mu      sync.Mutex
-	creates map[string]int
-}
-
-func (c *creatingTable) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
-	c.mu.Lock()
-	c.creates[r.Path]++
-	c.mu.Unlock()
-	return c.Table.Create(ctx, r)
+// creatingTable reports the path of every lease row created to creates; it
+// stands for the lease store.
+func creatingTable(creates *testkit.Events[string]) *leasetest.Table {
+	return leasetest.NewPlain(leasetest.Hooks{Before: func(_ context.Context, c leasetest.Call) error {
+		if c.Op == leasetest.OpCreate {
+			creates.Add(c.Path)
+		}
+		return nil
+	}})
 }
 
 // TestDeleteObjectsFoldsRepeatedKeys: a key listed several times with its
 // ETag is leased once; every entry gets its answer at once (S3 answers each
 // entry), none of them 409.
 func TestDeleteObjectsFoldsRepeatedKeys(t *testing.T) {
-	table := &creatingTable{Table: dynamolease.NewMemTable(), creates: map[string]int{}}
+	var creates testkit.Events[string]
 	rec := &deleteRecorder{}
-	f := newGuardFixture(t, guardOptions{table: table, wrap: rec.wrap})
+	f := newGuardFixture(t, guardOptions{table: creatingTable(&creates), wrap: rec.wrap})
 	a, _ := f.put(t, "a", "a", nil)
 	b, _ := f.put(t, "b", "b", nil)
 	start := time.Now()
@@ -157,10 +154,12 @@ func TestDeleteObjectsFoldsRepeatedKeys(t *testing.T) {
 	if len(out.Errors) != 1 || aws.ToString(out.Errors[0].Key) != "b" || aws.ToString(out.Errors[0].Code) != "PreconditionFailed" {
 		t.Errorf("errors %+v, want b's wrong ETag alone as PreconditionFailed", out.Errors)
 	}
-	table.mu.Lock()
-	defer table.mu.Unlock()
+	created := map[string]int{}
+	for _, path := range creates.All() {
+		created[path]++
+	}
 	for _, path := range []string{bucketName + "/a", bucketName + "/b"} {
-		if n := table.creates[path]; n != 1 {
+		if n := created[path]; n != 1 {
 			t.Errorf("%s leased %d times, want once", path, n)
 		}
 	}
@@ -174,8 +173,8 @@ func TestDeleteObjectsFoldsRepeatedKeys(t *testing.T) {
 // it is listed; the other keys are deleted, and the request never waits
 // (holding their leases) longer than that budget.
 func TestDeleteObjectsWaitsOneBudgetForAHeldKey(t *testing.T) {
-	f := newGuardFixture(t, guardOptions{lease: dynamolease.Options{Timeout: 5 * time.Second, MaxClockSkewRate: 2,
-		PollInterval: 20 * time.Millisecond, TTL: time.Hour, WaitBudget: 500 * time.Millisecond}})
+	f := newGuardFixture(t, guardOptions{lease: leasetest.Timing{Timeout: 5 * time.Second,
+		PollInterval: 20 * time.Millisecond, WaitBudget: 500 * time.Millisecond}})
 	a, _ := f.put(t, "a", "a", nil)
 	held, _ := f.put(t, "held", "h", nil)
 	c, _ := f.put(t, "c", "c", nil)
@@ -209,35 +208,30 @@ func TestDeleteObjectsWaitsOneBudgetForAHeldKey(t *testing.T) {
 // longer than the whole lease timeout. It records when each row was last
 // written.
 type slowCreateTable struct {
-	dynamolease.Table
-	slowPath string
-	delay    time.Duration
+	*leasetest.Table
 
 	mu      sync.Mutex
 	written map[string]time.Time
 }
 
-func (s *slowCreateTable) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
-	if r.Path == s.slowPath {
-		time.Sleep(s.delay)
-	}
-	got, err := s.Table.Create(ctx, r)
-	s.wrote(r, err)
-	return got, err
-}
-
-func (s *slowCreateTable) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
-	got, err := s.Table.Replace(ctx, r, seen)
-	s.wrote(r, err)
-	return got, err
-}
-
-func (s *slowCreateTable) wrote(r dynamolease.Record, err error) {
-	if err == nil {
-		s.mu.Lock()
-		s.written[r.Path] = time.Now()
-		s.mu.Unlock()
-	}
+func newSlowCreateTable(slowPath string, delay time.Duration) *slowCreateTable {
+	s := &slowCreateTable{written: map[string]time.Time{}}
+	s.Table = leasetest.NewPlain(leasetest.Hooks{
+		Before: func(_ context.Context, c leasetest.Call) error {
+			if c.Op == leasetest.OpCreate && c.Path == slowPath {
+				time.Sleep(delay)
+			}
+			return nil
+		},
+		After: func(c leasetest.Call, err error) {
+			if err == nil && (c.Op == leasetest.OpCreate || c.Op == leasetest.OpReplace) {
+				s.mu.Lock()
+				s.written[c.Path] = time.Now()
+				s.mu.Unlock()
+			}
+		},
+	})
+	return s
 }
 
 func (s *slowCreateTable) lastWrite(path string) time.Time {
@@ -253,17 +247,16 @@ func (s *slowCreateTable) lastWrite(path string) time.Time {
 // row was written less than half a timeout ago and is not released.
 func TestDeleteObjectsNeverDeletesUnderAnExpiredLease(t *testing.T) {
 	const timeout = 400 * time.Millisecond
-	table := &slowCreateTable{Table: dynamolease.NewMemTable(), slowPath: bucketName + "/b", delay: 3 * timeout,
-		written: map[string]time.Time{}}
+	table := newSlowCreateTable(bucketName+"/b", 3*timeout)
 	rec := &deleteRecorder{}
 	etags := map[string]string{}
 	var problems []string
 	rec.onDelete = func() {
 		for _, key := range []string{"a", "b"} {
 			path := bucketName + "/" + key
-			row, err := table.Get(context.Background(), path, etags[key])
+			row := table.Row(t, path, etags[key])
 			switch {
-			case err != nil || row == nil:
+			case row == nil:
 				problems = append(problems, key+": no lease row")
 			case row.Released:
 				problems = append(problems, key+": lease released")
@@ -275,8 +268,8 @@ func TestDeleteObjectsNeverDeletesUnderAnExpiredLease(t *testing.T) {
 			}
 		}
 	}
-	f := newGuardFixture(t, guardOptions{table: table, wrap: rec.wrap, lease: dynamolease.Options{Timeout: timeout,
-		MaxClockSkewRate: 2, PollInterval: 20 * time.Millisecond, TTL: time.Hour, WaitBudget: 5 * time.Second}})
+	f := newGuardFixture(t, guardOptions{table: table.Table, wrap: rec.wrap, lease: leasetest.Timing{Timeout: timeout,
+		PollInterval: 20 * time.Millisecond, WaitBudget: 5 * time.Second}})
 	a, _ := f.put(t, "a", "a", nil)
 	b, _ := f.put(t, "b", "b", nil)
 	etags["a"], etags["b"] = aws.ToString(a.ETag), aws.ToString(b.ETag)

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -14,7 +13,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/rs/zerolog"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/proxy/leasedwrite"
@@ -27,7 +26,7 @@ import (
 type guardFixture struct {
 	*fixture
 	proxy    *Proxy
-	table    dynamolease.Table
+	table    *leasetest.Table
 	observer *writeEndRecorder
 }
 
@@ -35,11 +34,11 @@ type guardOptions struct {
 	// wrap, if set, wraps gofakes3's handler.
 	wrap func(http.Handler) http.Handler
 	// table replaces the in-memory lease table.
-	table     dynamolease.Table
+	table     *leasetest.Table
 	keyPolicy KeyPolicy
 	strict    bool
 	// lease tunes the committer (zero: the proxy tests' usual values).
-	lease dynamolease.Options
+	lease leasetest.Timing
 }
 
 func newGuardFixture(t *testing.T, o guardOptions) *guardFixture {
@@ -57,19 +56,13 @@ func newGuardFixture(t *testing.T, o guardOptions) *guardFixture {
 	}
 	table := o.table
 	if table == nil {
-		table = dynamolease.NewMemTable()
+		table = leasetest.New(leasetest.Hooks{})
 	}
-	opts := o.lease
-	if opts.Timeout == 0 {
-		opts = dynamolease.Options{Timeout: 5 * time.Second, MaxClockSkewRate: 2, PollInterval: 20 * time.Millisecond,
-			TTL: time.Hour, WaitBudget: 3 * time.Second}
-	}
-	opts.Owner = "proxy-test"
-	committer := dynamolease.NewCommitter(table, opts, zerolog.Nop())
+	committer := table.Committer("proxy-test", o.lease)
 	observer := &writeEndRecorder{}
 	p := New(Options{
 		Auth: sigv4.NewVerifier(staticKeys{}, "us-east-1"), Access: staticKeys{}, Backend: backend,
-		Leases: committer, LeaseTimeout: opts.Timeout, Log: zerolog.Nop(), Observer: observer,
+		Leases: committer, LeaseTimeout: committer.Options().Timeout, Log: zerolog.Nop(), Observer: observer,
 		SerializeAllWrites: func(string) bool { return o.strict },
 	})
 	front := httptest.NewServer(p)
@@ -95,16 +88,6 @@ func (r *writeEndRecorder) ObserveLeasedWriteEnd(e WriteEnd) { r.ends.Add(e) }
 func (r *writeEndRecorder) waitFor(t *testing.T, match func(WriteEnd) bool) WriteEnd {
 	t.Helper()
 	return r.ends.WaitFor(t, "a matching leased write end", match)
-}
-
-// leaseRow reads the lease row of key's version etag ("*" for a create).
-func (g *guardFixture) leaseRow(t *testing.T, key, etag string) *dynamolease.Record {
-	t.Helper()
-	r, err := g.table.Get(context.Background(), bucketName+"/"+key, etag)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 // tuneLeases rebuilds the proxy's leased-write runner with its options

@@ -281,7 +281,7 @@ func TestUnknownOutcomeLeavesTheLeaseToExpire(t *testing.T) {
 	}
 	<-broken.broken
 	f.observer.waitFor(t, func(e WriteEnd) bool { return e.Operation == "PutObject" && e.Outcome == "unknown" })
-	if row := f.leaseRow(t, "lost", "*"); row == nil || row.Released {
+	if row := f.table.Row(t, bucketName+"/lost", "*"); row == nil || row.Released {
 		t.Fatalf("lease row after an unknown outcome: %+v, want held (left to expire)", row)
 	}
 	if err := create("second"); errorCode(err) != "ConditionalRequestConflict" {
@@ -366,7 +366,7 @@ func TestDetachedWriteIsBounded(t *testing.T) {
 	f.observer.waitFor(t, func(e WriteEnd) bool {
 		return e.Operation == "PutObject" && e.ClientLeft && e.Outcome == "unknown"
 	})
-	if row := f.leaseRow(t, "stuck", "*"); row == nil || row.Released {
+	if row := f.table.Row(t, bucketName+"/stuck", "*"); row == nil || row.Released {
 		t.Fatalf("lease row of the cancelled write: %+v, want held until it expires", row)
 	}
 }

@@ -11,25 +11,23 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 )
 
 // stalledRenewals is the in-memory lease table with every renewal hanging
 // until its context ends: what a holder's renewals amount to while the
-// process is paused (SIGSTOP) or its lease store frozen.
-type stalledRenewals struct {
-	dynamolease.Table
-	once     sync.Once
-	renewing chan time.Time // when the first renewal began
-}
-
-func (s *stalledRenewals) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
-	if r.Released {
-		return s.Table.Replace(ctx, r, seen)
-	}
-	s.once.Do(func() { s.renewing <- time.Now() })
-	<-ctx.Done()
-	return nil, ctx.Err()
+// process is paused (SIGSTOP) or its lease store frozen. It says on
+// renewing when the first renewal began.
+func stalledRenewals(renewing chan<- time.Time) *leasetest.Table {
+	var once sync.Once
+	return leasetest.NewPlain(leasetest.Hooks{Before: func(ctx context.Context, c leasetest.Call) error {
+		if c.Op != leasetest.OpReplace || c.Released {
+			return nil
+		}
+		once.Do(func() { renewing <- time.Now() })
+		<-ctx.Done()
+		return ctx.Err()
+	}})
 }
 
 // lateAnswer hands the store's answer to the conditional PUT of key back
@@ -64,19 +62,19 @@ func (l lateAnswer) RoundTrip(r *http.Request) (*http.Response, error) {
 // lease to expire.
 func TestStoreAnswerAfterTheLeaseLapsedIsNot200(t *testing.T) {
 	const timeout = 400 * time.Millisecond
-	table := &stalledRenewals{Table: dynamolease.NewMemTable(), renewing: make(chan time.Time, 1)}
-	gf := newGuardFixture(t, guardOptions{table: table, lease: dynamolease.Options{Timeout: timeout, MaxClockSkewRate: 2,
-		PollInterval: 20 * time.Millisecond, TTL: time.Hour, WaitBudget: 3 * time.Second}})
+	renewing := make(chan time.Time, 1)
+	gf := newGuardFixture(t, guardOptions{table: stalledRenewals(renewing), lease: leasetest.Timing{Timeout: timeout,
+		PollInterval: 20 * time.Millisecond, WaitBudget: 3 * time.Second}})
 	client := gf.proxy.backend.Client
 	gf.proxy.backend.Client = &http.Client{Transport: lateAnswer{next: client.Transport, key: "paused",
-		renewing: table.renewing, timeout: timeout}, CheckRedirect: client.CheckRedirect}
+		renewing: renewing, timeout: timeout}, CheckRedirect: client.CheckRedirect}
 	_, err := gf.client.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucketName),
 		Key: aws.String("paused"), Body: strings.NewReader("late"), IfNoneMatch: aws.String("*")},
 		func(o *s3.Options) { o.RetryMaxAttempts = 1 }) // a retry would meet the stored object: 412
 	if code := errorCode(err); code != "ServiceUnavailable" {
 		t.Fatalf("a write the store answered after its lease lapsed: %v (code %q), want ServiceUnavailable", err, code)
 	}
-	if row := gf.leaseRow(t, "paused", "*"); row == nil || row.Released {
+	if row := gf.table.Row(t, bucketName+"/paused", "*"); row == nil || row.Released {
 		t.Fatalf("the lapsed write's lease row is %+v; want it left held, to expire", row)
 	}
 }

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -27,9 +26,9 @@ func sizedFixture(t *testing.T) *guardFixture {
 // of a fleet reads it before a takeover.
 func leaseRowTimeout(t *testing.T, f *guardFixture, key string) time.Duration {
 	t.Helper()
-	row, err := f.table.Get(context.Background(), bucketName+"/"+key, "*")
-	if err != nil || row == nil {
-		t.Fatalf("lease row of %s: %+v, %v", key, row, err)
+	row := f.table.Row(t, bucketName+"/"+key, "*")
+	if row == nil {
+		t.Fatalf("no lease row of %s", key)
 	}
 	return row.Timeout
 }

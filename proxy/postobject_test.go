@@ -26,7 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/rs/zerolog"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/sigv4"
 )
@@ -349,7 +349,7 @@ func TestPostObjectStreamsALargeFileInFlatMemory(t *testing.T) {
 
 func TestPostObjectInStrictModeTakesTheLease(t *testing.T) {
 	var puts atomic.Int32
-	table := dynamolease.NewMemTable()
+	table := leasetest.New(leasetest.Hooks{})
 	f := newFixtureWith(t, fixtureOptions{strict: true, leaseTable: table, backendHook: func(r *http.Request) {
 		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/uploads/strict") {
 			puts.Add(1)
@@ -364,9 +364,8 @@ func TestPostObjectInStrictModeTakesTheLease(t *testing.T) {
 		t.Fatalf("GET: %q, %v", got, err)
 	}
 	// The write leased the version it replaced ("*": none), as a strict-mode PutObject does.
-	rec, err := table.Get(context.Background(), bucketName+"/uploads/strict", "*")
-	if err != nil || rec == nil {
-		t.Fatalf("no lease row for the POST: %v", err)
+	if rec := table.Row(t, bucketName+"/uploads/strict", "*"); rec == nil {
+		t.Fatal("no lease row for the POST")
 	}
 }
 

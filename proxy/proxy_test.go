@@ -25,6 +25,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 	"github.com/s3cond/s3cond/internal/backendhttp"
 	"github.com/s3cond/s3cond/internal/testkit"
 	"github.com/s3cond/s3cond/proxy/leasedwrite"
@@ -88,7 +89,7 @@ type fixtureOptions struct {
 	// framedBodies is backend.conditional_body_framing: aws-chunked.
 	framedBodies bool
 	// leaseTable replaces the in-memory lease table.
-	leaseTable dynamolease.Table
+	leaseTable *leasetest.Table
 	// keyPolicy is backend.key_policy (default strict).
 	keyPolicy KeyPolicy
 	// bucketMap is backend.buckets: client bucket name → the backend's.
@@ -134,12 +135,9 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	backend.Buckets = o.bucketMap
 	table := o.leaseTable
 	if table == nil {
-		table = dynamolease.NewMemTable()
+		table = leasetest.New(leasetest.Hooks{})
 	}
-	committer := dynamolease.NewCommitter(table, dynamolease.Options{
-		Timeout: 5 * time.Second, MaxClockSkewRate: 2, PollInterval: 20 * time.Millisecond,
-		TTL: time.Hour, WaitBudget: 3 * time.Second, Owner: "proxy-test",
-	}, zerolog.Nop())
+	committer := table.Committer("proxy-test", leasetest.Timing{})
 	p := New(Options{
 		Auth:               sigv4.NewVerifier(staticKeys{}, "us-east-1"),
 		Access:             staticKeys{},

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 
-	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/dynamolease/leasetest"
 	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
@@ -33,13 +33,20 @@ func (h *headCounter) hook(key string) func(*http.Request) {
 // tells a test each time a row was written: the records are written by
 // releases that run after the client has its answer.
 type watchedTable struct {
-	*dynamolease.MemTable
+	*leasetest.Table
 	mu      sync.Mutex
 	changed chan struct{} // closed at the next write
 }
 
 func newWatchedTable() *watchedTable {
-	return &watchedTable{MemTable: dynamolease.NewMemTable(), changed: make(chan struct{})}
+	w := &watchedTable{changed: make(chan struct{})}
+	w.Table = leasetest.New(leasetest.Hooks{After: func(c leasetest.Call, _ error) {
+		switch c.Op {
+		case leasetest.OpCreate, leasetest.OpReplace, leasetest.OpTakeVouched:
+			w.wrote()
+		}
+	}})
+	return w
 }
 
 func (w *watchedTable) wrote() {
@@ -47,21 +54,6 @@ func (w *watchedTable) wrote() {
 	defer w.mu.Unlock()
 	close(w.changed)
 	w.changed = make(chan struct{})
-}
-
-func (w *watchedTable) Create(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
-	defer w.wrote()
-	return w.MemTable.Create(ctx, r)
-}
-
-func (w *watchedTable) Replace(ctx context.Context, r dynamolease.Record, seen uint64) (*dynamolease.Record, error) {
-	defer w.wrote()
-	return w.MemTable.Replace(ctx, r, seen)
-}
-
-func (w *watchedTable) CreateOrTakeVouched(ctx context.Context, r dynamolease.Record) (*dynamolease.Record, error) {
-	defer w.wrote()
-	return w.MemTable.CreateOrTakeVouched(ctx, r)
 }
 
 // waitForRow waits until the row (path, etag) is released; vouching
@@ -73,10 +65,7 @@ func (w *watchedTable) waitForRow(t *testing.T, path, etag string, vouching bool
 		w.mu.Lock()
 		changed := w.changed
 		w.mu.Unlock()
-		r, err := w.Get(context.Background(), path, etag)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := w.Row(t, path, etag)
 		if r != nil && r.Released && (!vouching || r.KeyState != nil) {
 			return
 		}
@@ -111,7 +100,7 @@ func wantStatus(t *testing.T, what string, err error, code string) {
 func TestStrictConditionalWritesUseRecordedETags(t *testing.T) {
 	var heads headCounter
 	table := newWatchedTable()
-	f := newFixtureWith(t, fixtureOptions{strict: true, backendHook: heads.hook("rec"), leaseTable: table})
+	f := newFixtureWith(t, fixtureOptions{strict: true, backendHook: heads.hook("rec"), leaseTable: table.Table})
 	const path = bucketName + "/rec"
 	// settle waits for the release of the row a write held and the birth
 	// of the row of the ETag it wrote.
@@ -187,7 +176,7 @@ func TestStrictModeRecordsNothingWhereAcknowledgementsAreNotTrusted(t *testing.T
 		t.Run(name, func(t *testing.T) {
 			var heads headCounter
 			table := newWatchedTable()
-			f := newFixtureWith(t, fixtureOptions{strict: true, backendHook: heads.hook("rec"), leaseTable: table, mode: &mode})
+			f := newFixtureWith(t, fixtureOptions{strict: true, backendHook: heads.hook("rec"), leaseTable: table.Table, mode: &mode})
 			out, err := f.put(t, "rec", "v1", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
 			if err != nil {
 				t.Fatal(err)
@@ -201,8 +190,8 @@ func TestStrictModeRecordsNothingWhereAcknowledgementsAreNotTrusted(t *testing.T
 			if err != nil || n == 0 {
 				t.Fatalf("CAS after a recorded-looking release: %d HEADs, %v; want a HEAD and success", n, err)
 			}
-			if r, err := table.Get(context.Background(), bucketName+"/rec", "*"); err != nil || r == nil || r.KeyState != nil {
-				t.Fatalf("row * after the create: %+v, %v; want released without a key state", r, err)
+			if r := table.Row(t, bucketName+"/rec", "*"); r == nil || r.KeyState != nil {
+				t.Fatalf("row * after the create: %+v; want released without a key state", r)
 			}
 		})
 	}

@@ -27,11 +27,37 @@ import (
 // latency and the store requests and lease calls s3cond's own metrics
 // counted per operation; run it with -benchtime 25x.
 func BenchmarkRoundTripFloor(b *testing.B) {
+	onEachFloorStore(b, "", func(b *testing.B, store string, f *floorBench) {
+		b.Run("put", f.each(f.put))
+		b.Run("create", f.each(f.create))
+		b.Run("cas-chain", f.each(f.casChain()))
+		b.Run("lose-412", f.each(f.lose))
+		b.Run("copy-create", f.each(f.copyCreate))
+		b.Run("complete-create", f.each(f.completeCreate))
+		if store == "embedded" {
+			// Not on moto: it copies every table at each
+			// TransactWriteItems, so a 100-row batch took 0.09 s on an
+			// empty table, 3 s beside 1 000 rows and 8.6 s beside
+			// 2 000, past the lease store's call timeout; the run
+			// would time moto. DynamoDB's batch calls are counted in
+			// proxy's TestDeleteObjectsOf1000EntriesTakesLeasesInBatches.
+			b.Run("deleteobjects-1000", f.each(f.deleteObjects))
+		}
+		b.Run("hot-cas-8", f.hotKey)
+	})
+}
+
+// onEachFloorStore runs benches, for the embedded lease store and for
+// DynamoDB (moto) behind its delay proxy, on a cluster of the round-trip
+// floor's setting: the store behind a delay proxy of S3COND_BENCH_STORE_RTT,
+// the default lease settings, lease.serialize as serialize says ("": the
+// default).
+func onEachFloorStore(b *testing.B, serialize string, benches func(b *testing.B, store string, f *floorBench)) {
 	storeRTT := benchRTT(b, "S3COND_BENCH_STORE_RTT", 20*time.Millisecond)
 	leaseRTT := benchRTT(b, "S3COND_BENCH_LEASE_RTT", 10*time.Millisecond)
 	for _, store := range []string{"embedded", "dynamodb"} {
 		b.Run(store, func(b *testing.B) {
-			opts := ClusterOptions{DelayBackend: true, DefaultLease: true}
+			opts := ClusterOptions{DelayBackend: true, DefaultLease: true, Serialize: serialize}
 			if store == "dynamodb" {
 				opts.DynamoDB, opts.DelayLeaseStore, opts.Moto, opts.Table = true, true, sharedMoto(b), uniqueTable()
 			}
@@ -40,23 +66,7 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 			if c.LeaseDelay != nil {
 				c.LeaseDelay.SetLatency(leaseRTT / 2)
 			}
-			f := &floorBench{c: c, client: c.Client(0, time.Minute), metrics: "http://" + c.AdminAddrs[0] + "/metrics"}
-			b.Run("put", f.each(f.put))
-			b.Run("create", f.each(f.create))
-			b.Run("cas-chain", f.each(f.casChain()))
-			b.Run("lose-412", f.each(f.lose))
-			b.Run("copy-create", f.each(f.copyCreate))
-			b.Run("complete-create", f.each(f.completeCreate))
-			if store == "embedded" {
-				// Not on moto: it copies every table at each
-				// TransactWriteItems, so a 100-row batch took 0.09 s on an
-				// empty table, 3 s beside 1 000 rows and 8.6 s beside
-				// 2 000, past the lease store's call timeout; the run
-				// would time moto. DynamoDB's batch calls are counted in
-				// proxy's TestDeleteObjectsOf1000EntriesTakesLeasesInBatches.
-				b.Run("deleteobjects-1000", f.each(f.deleteObjects))
-			}
-			b.Run("hot-cas-8", f.hotKey)
+			benches(b, store, &floorBench{c: c, client: c.Client(0, time.Minute), metrics: "http://" + c.AdminAddrs[0] + "/metrics"})
 		})
 	}
 }

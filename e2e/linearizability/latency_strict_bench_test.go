@@ -1,9 +1,6 @@
 package linearizability
 
-import (
-	"testing"
-	"time"
-)
+import "testing"
 
 // BenchmarkStrictRecordedFloor is BenchmarkRoundTripFloor's setting (store
 // and lease store behind delay proxies) in strict mode, where recorded key
@@ -16,22 +13,8 @@ import (
 //	S3COND_BENCH_STORE_RTT=20ms S3COND_BENCH_LEASE_RTT=10ms go test -run '^$' \
 //	  -bench 'BenchmarkStrictRecordedFloor|BenchmarkRoundTripFloor/.*/put$' -benchtime 25x ./e2e/linearizability/
 func BenchmarkStrictRecordedFloor(b *testing.B) {
-	storeRTT := benchRTT(b, "S3COND_BENCH_STORE_RTT", 20*time.Millisecond)
-	leaseRTT := benchRTT(b, "S3COND_BENCH_LEASE_RTT", 10*time.Millisecond)
-	for _, store := range []string{"embedded", "dynamodb"} {
-		b.Run(store, func(b *testing.B) {
-			opts := ClusterOptions{DelayBackend: true, DefaultLease: true, Serialize: strictMode}
-			if store == "dynamodb" {
-				opts.DynamoDB, opts.DelayLeaseStore, opts.Moto, opts.Table = true, true, sharedMoto(b), uniqueTable()
-			}
-			c := NewCluster(b, opts)
-			c.Delay.SetLatency(storeRTT / 2)
-			if c.LeaseDelay != nil {
-				c.LeaseDelay.SetLatency(leaseRTT / 2)
-			}
-			f := &floorBench{c: c, client: c.Client(0, time.Minute), metrics: "http://" + c.AdminAddrs[0] + "/metrics"}
-			b.Run("cas-chain", f.each(f.casChain()))
-			b.Run("put-strict", f.each(f.put))
-		})
-	}
+	onEachFloorStore(b, strictMode, func(b *testing.B, _ string, f *floorBench) {
+		b.Run("cas-chain", f.each(f.casChain()))
+		b.Run("put-strict", f.each(f.put))
+	})
 }

@@ -83,6 +83,27 @@ func (s *scanRecorder) front(t *testing.T, endpoint string) string {
 	return srv.URL
 }
 
+// openFilledStore opens the lease store env configures (its data in a
+// temporary directory), creates its table, and fills it with n rows under
+// "b/" and one elsewhere.
+func openFilledStore(t *testing.T, n int, env ...string) *Store {
+	t.Helper()
+	cfg, err := config.Load("", append([]string{"S3COND_DATA_DIR=" + t.TempDir()}, env...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	if _, err := store.Create(context.Background(), zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	fillStore(t, store, n)
+	return store
+}
+
 // fillStore creates n rows under "b/" and one elsewhere through store's
 // serving table.
 func fillStore(t *testing.T, store *Store, n int) {
@@ -123,32 +144,18 @@ func requireRows(t *testing.T, rows []dynamolease.Record, n int) {
 func TestListScansDynamoDBAPageAtATime(t *testing.T) {
 	var recorder scanRecorder
 	endpoint := recorder.front(t, testservers.StartDynalite(t))
-	cfg, err := config.Load("", []string{
-		"S3COND_DATA_DIR=" + t.TempDir(),
+	const rows, pageRows = 25, 10
+	store := openFilledStore(t, rows,
 		"S3COND_LEASE_STORE=dynamodb",
-		"S3COND_LEASE_DYNAMODB_ENDPOINT=" + endpoint,
+		"S3COND_LEASE_DYNAMODB_ENDPOINT="+endpoint,
 		"S3COND_LEASE_DYNAMODB_TABLE=paged",
 		"S3COND_LEASE_DYNAMODB_CREDENTIALS_SOURCE=static",
 		"S3COND_LEASE_DYNAMODB_CREDENTIALS_ACCESS_KEY_ID=testing",
 		"S3COND_LEASE_DYNAMODB_CREDENTIALS_SECRET_ACCESS_KEY=testing",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	store, err := Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := store.Create(ctx, zerolog.Nop()); err != nil {
-		t.Fatal(err)
-	}
-	const rows, pageRows = 25, 10
-	fillStore(t, store, rows)
+	)
 	store.pageRows = pageRows
 
-	listed, err := store.List(ctx, "b/")
+	listed, err := store.List(context.Background(), "b/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,31 +193,17 @@ func (c *countingPages) ListPage(ctx context.Context, prefix, after string, limi
 // after the last key, as GET /leases reads them.
 func TestListReadsEtcdAPageAtATime(t *testing.T) {
 	cluster := testservers.StartEtcdClusterOf(t, 1)
-	cfg, err := config.Load("", []string{
-		"S3COND_DATA_DIR=" + t.TempDir(),
-		"S3COND_LEASE_STORE=etcd",
-		"S3COND_LEASE_ETCD_ENDPOINTS=" + strings.Join(cluster.Endpoints(), ","),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	store, err := Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := store.Create(ctx, zerolog.Nop()); err != nil {
-		t.Fatal(err)
-	}
 	const rows, pageRows = 25, 10
-	fillStore(t, store, rows)
+	store := openFilledStore(t, rows,
+		"S3COND_LEASE_STORE=etcd",
+		"S3COND_LEASE_ETCD_ENDPOINTS="+strings.Join(cluster.Endpoints(), ","),
+	)
 	etcd := store.kind.(etcdStore)
 	counting := &countingPages{Table: etcd.table}
 	etcd.table = counting
 	store.kind, store.pageRows = etcd, pageRows
 
-	listed, err := store.List(ctx, "b/")
+	listed, err := store.List(context.Background(), "b/")
 	if err != nil {
 		t.Fatal(err)
 	}

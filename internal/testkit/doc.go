@@ -21,18 +21,19 @@
 // Each is time that is itself the subject, or a pause a real client,
 // store or operator would make; none orders two events of the test's own.
 // (Kept current by grepping the tests for time.Sleep, sleepCtx and bare
-// time.After waits, on 2026-12-07. A time.After that only bounds how long
+// time.After waits, on 2026-12-07, after issue 34. A time.After that only bounds how long
 // a test waits for an event, failing it, is a deadline, not a sleep.)
 //
 //   - proxy: slowCreateTable's delay (deleteobjects_test.go) and
 //     batchCountingTable's latency (deletebatch_test.go) stand for a slow
 //     lease store, pacedReader's pause (timeouts_test.go) for a slow
-//     client: timeouts and batching under latency are what is tested. The
-//     lease-age waits in lapsedlease_test.go, confirmlease_test.go and
-//     proxy/leasedwrite/delete_test.go wait once for a moment on the
-//     lease's own clock (half its life, its lapse, past lease.timeout);
-//     synctest cannot hold the first two, as their fixtures use real
-//     sockets (the third has none left and could move to synctest).
+//     client: timeouts and batching under latency are what is tested (their
+//     tables are dynamolease/leasetest's, the delay in a hook). The
+//     lease-age wait in lapsedlease_test.go (lateAnswer) waits once for the
+//     lease's lapse on its own clock; synctest cannot hold it, as its
+//     fixture uses real sockets. proxy/leasedwrite's confirm_test.go (past
+//     lease.timeout) and delete_test.go (half a lease's life) wait the same
+//     way in synctest bubbles, so no real time passes.
 //     proxy/leasedwrite/releases_test.go's 50 ms and strict_test.go's
 //     300 ms check for a moment that a wait which must not end has not (a
 //     negative; nothing reports "still waiting").
@@ -62,12 +63,11 @@
 //     strict_test.go (a PUT watched for half the CAS's lease).
 //   - dynamolease and its stores: the sleeps in takeover_test.go,
 //     sized_test.go, confirm_test.go, fence_test.go, vanished_test.go,
-//     tablecall_test.go and boltstore's sweep_test.go run in synctest
+//     tablecall_test.go and boltstore's sweep_test.go and durability_test.go
+//     (the recovery window of a reopened lease file) run in synctest
 //     bubbles (the lease's own clock, faked). committer_test.go's hot-key
 //     test holds each lease a millisecond so that others contend for it
-//     (the pause is the load, not an order). boltstore's durability test
-//     waits out the recovery window of a reopened lease file, the time
-//     under test, against a real file lock that a bubble cannot hold.
+//     (the pause is the load, not an order).
 //     etcdstore waits on the etcd server's own timers: a row's TTL (polled
 //     every 100 ms, table_test.go) and an auth token's lifetime
 //     (auth_test.go); table_test.go's 300 ms is a negative check that a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -38,7 +39,12 @@ func (f *failingRenewTable) Replace(ctx context.Context, r dynamolease.Record, s
 // whose lease is past half its life and cannot be renewed: the entry about
 // to be sent gets the lease failure, the stale one keeps its single 412, and
 // nothing of the key is sent.
+// It runs in a synctest bubble: its wait is a moment on the lease's clock.
 func TestKeepHalfLeasesAnswersEachEntryOnce(t *testing.T) {
+	synctest.Test(t, keepHalfLeasesAnswersEachEntryOnce)
+}
+
+func keepHalfLeasesAnswersEachEntryOnce(t *testing.T) {
 	const timeout = 400 * time.Millisecond
 	table := &failingRenewTable{failPath: bucketName + "/k", Table: dynamolease.NewMemTable()}
 	leases := dynamolease.NewCommitter(table, dynamolease.Options{Timeout: timeout, MaxClockSkewRate: 2,
@@ -48,9 +54,9 @@ func TestKeepHalfLeasesAnswersEachEntryOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// What the guard judges is the lease's age: the event is a moment on
-	// the lease's clock, waited for once.
-	<-time.After(time.Until(lease.Deadline().Add(-timeout/2)) + time.Millisecond)
+	// What the guard judges is the lease's age: the bubble's clock moves
+	// to just past half its life.
+	time.Sleep(time.Until(lease.Deadline().Add(-timeout/2)) + time.Millisecond)
 	if lease.Remaining() >= timeout/2 {
 		t.Fatalf("the lease has %s left, not under half its life", lease.Remaining())
 	}
