@@ -25,14 +25,16 @@ const autoProbeBucket = "floor-probe"
 //
 //   - versitygw: v1.8.0, on which auto leases (its DeleteObject races its
 //     PutObject inside the store: docs/spec.md, "Lease-free plans");
+//
 //   - atomic: a store whose every write condition is atomic with its
 //     write (testservers.NewAtomicStore, standing for S3), on which auto
 //     runs the lease-free plan: that plan's floor;
+//
 //   - versitygw-unleased: versitygw served as that plan would serve it
 //     (conditional: native, unverified, with copy_emulation): what the
 //     plan would cost there, measured only (its deletes are not safe so).
 //
-//	S3COND_BENCH_STORE_RTT=20ms go test -run '^$' -bench BenchmarkAutoFloor -benchtime 25x ./e2e/linearizability/
+//     S3COND_BENCH_STORE_RTT=20ms go test -run '^$' -bench BenchmarkAutoFloor -benchtime 25x ./e2e/linearizability/
 func BenchmarkAutoFloor(b *testing.B) {
 	storeRTT := benchRTT(b, "S3COND_BENCH_STORE_RTT", 20*time.Millisecond)
 	cells := []struct {
