@@ -21,20 +21,17 @@ const autoProbeBucket = "floor-probe"
 // (S3COND_BENCH_STORE_RTT, 20 ms) and s3cond's default lease settings on
 // its embedded lease store: a conditional create and a CAS against a PUT,
 // a conditional CopyObject against an unconditional one, each with the
-// store requests and lease calls it cost. Two stores:
+// store requests and lease calls it cost:
 //
-//   - versitygw: v1.8.0, on which auto leases (its DeleteObject races its
-//     PutObject inside the store: docs/spec.md, "Lease-free plans");
+//	S3COND_BENCH_STORE_RTT=20ms go test -run '^$' -bench BenchmarkAutoFloor -benchtime 25x ./e2e/linearizability/
 //
-//   - atomic: a store whose every write condition is atomic with its
-//     write (testservers.NewAtomicStore, standing for S3), on which auto
-//     runs the lease-free plan: that plan's floor;
-//
-//   - versitygw-unleased: versitygw served as that plan would serve it
-//     (conditional: native, unverified, with copy_emulation): what the
-//     plan would cost there, measured only (its deletes are not safe so).
-//
-//     S3COND_BENCH_STORE_RTT=20ms go test -run '^$' -bench BenchmarkAutoFloor -benchtime 25x ./e2e/linearizability/
+// The cells: versitygw v1.8.0, on which auto leases (its DeleteObject
+// races its PutObject inside the store: docs/spec.md, "Lease-free
+// plans"); atomic, a store whose every write condition is atomic with its
+// write (testservers.NewAtomicStore, standing for S3), on which auto runs
+// the lease-free plan (that plan's floor); versitygw-unleased, versitygw
+// served as that plan would serve it (conditional: native, unverified,
+// with copy_emulation), measured only: its deletes are not safe so.
 func BenchmarkAutoFloor(b *testing.B) {
 	storeRTT := benchRTT(b, "S3COND_BENCH_STORE_RTT", 20*time.Millisecond)
 	cells := []struct {
