@@ -128,6 +128,9 @@ type Options struct {
 	// SeaweedFS 4.53 took 4-5 s to delete the 125 a probe writes, on the
 	// path to the listener. The caller must run it.
 	DeferCleanup func(cleanup func())
+	// firstRoundWriters race a race's first round (2 when zero; a test
+	// of the most requests the probe has in flight sets Writers).
+	firstRoundWriters int
 }
 
 // Defaults for Options left zero.
@@ -148,6 +151,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RaceTime <= 0 {
 		o.RaceTime = DefaultRaceTime
+	}
+	if o.firstRoundWriters < 2 || o.firstRoundWriters > o.Writers {
+		o.firstRoundWriters = min(2, o.Writers)
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout

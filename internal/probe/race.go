@@ -67,7 +67,8 @@ func (r raceResult) String() string {
 }
 
 // race runs rounds of spec, stopping at the first that is racy. Rounds
-// start with 2 writers and double up to s.writers (writersFor), and one
+// start with 2 writers (s.firstWriters) and double up to s.writers
+// (writersFor), and one
 // starts only if the round before, scaled to the writers it will have,
 // would end within s.raceTime (at least one round, at most s.rounds). On
 // SeaweedFS 4.53 contending writers of one key take its write lock one a
@@ -79,7 +80,7 @@ func (s *store) race(ctx context.Context, spec raceSpec) raceResult {
 	started := time.Now()
 	var last time.Duration
 	for round := range s.rounds {
-		writers := writersFor(round, s.writers)
+		writers := writersFor(round, s.firstWriters, s.writers)
 		if round > 0 && time.Since(started)+scaledRound(last, res.writers[round-1], writers) > s.raceTime {
 			break
 		}
@@ -157,10 +158,10 @@ func (s *store) raceRound(ctx context.Context, spec raceSpec, writers int) (winn
 	return winners, lost, err
 }
 
-// writersFor is how many writers round races: 2, then doubling, at most
-// most.
-func writersFor(round, most int) int {
-	writers := 2
+// writersFor is how many writers round races: first (2), then doubling,
+// at most most.
+func writersFor(round, first, most int) int {
+	writers := first
 	for ; round > 0 && writers < most; round-- {
 		writers *= 2
 	}
