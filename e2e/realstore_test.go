@@ -44,7 +44,11 @@ func testRealStore(t *testing.T, store Store, verdicts map[string]probe.Verdict,
 // it checks right, come out as S3's: a create, a CAS with the ETag as every
 // SDK quotes it, a stale CAS refused.
 func testAutoKeepsLeasing(t *testing.T, store Store, notNative []string, storeChecks storeCheckWant) {
+	started := time.Now()
 	s := startS3condOn(t, store, "auto")
+	// The start-up probe's time on this store (issue 35's target: 5 s on
+	// SeaweedFS), no verdict kept yet: logged, not asserted.
+	t.Logf("s3cond with conditional: auto listened %s after its start, its probe included", time.Since(started).Round(100*time.Millisecond))
 	choice := loggedLine(t, s, "conditional writes: lease")
 	if !slices.ContainsFunc(notNative, func(c string) bool { return strings.Contains(choice, "not_native="+c) }) {
 		t.Errorf("auto chose %q, want not_native= one of %v", choice, notNative)

@@ -73,7 +73,10 @@ type App struct {
 	// connections counts what the listeners' caps close (adminserve.go,
 	// serve.go).
 	connections *metrics.Connections
-	closers     []func(context.Context) error
+	// probeCleanups are start-up probes' cleanups still deleting their
+	// scratch keys (probestore.go); Close waits for them.
+	probeCleanups sync.WaitGroup
+	closers       []func(context.Context) error
 }
 
 // Close stops the embedded store and closes the lease store, in reverse order of opening.
@@ -94,6 +97,7 @@ func Build(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*App, e
 // shorten its races and hear of its ends).
 func buildWith(ctx context.Context, cfg *config.Config, log zerolog.Logger, reprobe reprobeSettings) (_ *App, err error) {
 	a := &App{Registry: prometheus.NewRegistry(), dataDir: cfg.DataDir, reprobe: reprobe}
+	a.closers = append(a.closers, a.waitForProbeCleanups)
 	defer func() {
 		if err != nil {
 			_ = a.Close(context.WithoutCancel(ctx))

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -33,6 +34,9 @@ func (a *App) probeStore(ctx context.Context, b config.Backend, opts probe.Optio
 		}
 	}
 	opts.Timeout = max(time.Until(deadline), time.Second)
+	// The verdict is what start-up waits for; deleting the scratch keys
+	// goes on beside the listener (bounded by the probe; Close waits).
+	opts.DeferCleanup = func(cleanup func()) { a.probeCleanups.Go(cleanup) }
 	rep, err := probe.Run(ctx, opts)
 	if err != nil {
 		return rep, err
@@ -71,5 +75,21 @@ func keepVerdict(path string, v storedVerdict, log zerolog.Logger) {
 	}
 	if err := saveVerdict(path, v); err != nil {
 		log.Warn().Err(err).Str("backend", v.Backend).Msg("the probe verdict could not be kept: the next start probes again")
+	}
+}
+
+// waitForProbeCleanups waits, within ctx, for the start-up probes'
+// cleanups still running.
+func (a *App) waitForProbeCleanups(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		a.probeCleanups.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("start-up probe cleanup still deleting its scratch keys: %w", ctx.Err())
 	}
 }

@@ -122,6 +122,15 @@ type Options struct {
 	// NewHTTPClient makes one connection pool; it is called twice so racing
 	// writers use two. Nil: a fresh http.Transport each time.
 	NewHTTPClient func() *http.Client
+	// DeferCleanup, when set, is handed the cleanup (bounded as ever)
+	// instead of Run running it before it returns: the start-up probe's
+	// verdict is complete before its scratch keys are deleted, and
+	// SeaweedFS 4.53 took 4-5 s to delete the 125 a probe writes, on the
+	// path to the listener. The caller must run it.
+	DeferCleanup func(cleanup func())
+	// firstRoundWriters race a race's first round (2 when zero; a test
+	// of the most requests the probe has in flight sets Writers).
+	firstRoundWriters int
 }
 
 // Defaults for Options left zero.
@@ -142,6 +151,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RaceTime <= 0 {
 		o.RaceTime = DefaultRaceTime
+	}
+	if o.firstRoundWriters < 2 || o.firstRoundWriters > o.Writers {
+		o.firstRoundWriters = min(2, o.Writers)
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
@@ -182,7 +194,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	s := newStore(opts)
 	runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	defer func() {
+	cleanup := func() {
 		// Cleanup has half as long as the probe had, at most cleanupTimeout:
 		// a start-up probe and its cleanup fit the start-up bound (Timeout
 		// is two thirds of it), and a short probe of a hung store does not
@@ -191,7 +203,12 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		defer cancelClean()
 		s.cleanup(cleanCtx)
 		s.close()
-	}()
+	}
+	if opts.DeferCleanup != nil {
+		defer opts.DeferCleanup(cleanup)
+	} else {
+		defer cleanup()
+	}
 	rep := Report{}
 	caps, right := runChecks(runCtx, s)
 	var uploads Result

@@ -45,10 +45,10 @@ func (r raceSpec) writer(i int) racer {
 	return r.subject
 }
 
-// raceResult counts winners per round.
+// raceResult counts writers and winners per round.
 type raceResult struct {
 	spec       raceSpec
-	writers    int
+	writers    []int
 	winners    []int
 	maxWinners int
 	// lost says how a round's key ended other than its winners left it.
@@ -59,31 +59,39 @@ type raceResult struct {
 func (r raceResult) racy() bool { return r.maxWinners > 1 || r.lost != "" }
 
 func (r raceResult) String() string {
-	counts := make([]string, len(r.winners))
-	for i, w := range r.winners {
-		counts[i] = fmt.Sprint(w)
-	}
-	s := fmt.Sprintf("%s: %d writers on 2 connection pools, winners per round [%s]", r.spec, r.writers, strings.Join(counts, " "))
+	s := fmt.Sprintf("%s: writers per round [%s] on 2 connection pools, winners per round [%s]", r.spec, counts(r.writers), counts(r.winners))
 	if r.lost != "" {
 		s += ", " + r.lost
 	}
 	return s
 }
 
-// race runs rounds of spec, stopping at the first that is racy: it starts
-// rounds for s.raceTime, at least one and at most s.rounds.
+// race runs rounds of spec, stopping at the first that is racy. Rounds
+// start with 2 writers (s.firstWriters) and double up to s.writers
+// (writersFor), and one
+// starts only if the round before, scaled to the writers it will have,
+// would end within s.raceTime (at least one round, at most s.rounds). On
+// SeaweedFS 4.53 contending writers of one key take its write lock one a
+// second (its lock client retries each second): a round of 8 took 6 s,
+// one of 2 takes 1 s; a fast store still races 8 writers round after
+// round for the whole s.raceTime.
 func (s *store) race(ctx context.Context, spec raceSpec) raceResult {
-	res := raceResult{spec: spec, writers: s.writers}
+	res := raceResult{spec: spec}
 	started := time.Now()
+	var last time.Duration
 	for round := range s.rounds {
-		if round > 0 && time.Since(started) >= s.raceTime {
+		writers := writersFor(round, s.firstWriters, s.writers)
+		if round > 0 && time.Since(started)+scaledRound(last, res.writers[round-1], writers) > s.raceTime {
 			break
 		}
-		winners, lost, err := s.raceRound(ctx, spec)
+		roundStarted := time.Now()
+		winners, lost, err := s.raceRound(ctx, spec, writers)
 		if err != nil {
 			res.err = fmt.Errorf("%s: round %d: %w", spec, round, err)
 			return res
 		}
+		last = time.Since(roundStarted)
+		res.writers = append(res.writers, writers)
 		res.winners = append(res.winners, winners)
 		res.maxWinners = max(res.maxWinners, winners)
 		if lost != "" {
@@ -103,23 +111,23 @@ func (s *store) race(ctx context.Context, spec raceSpec) raceResult {
 // raceRound seeds a fresh key (for writers on a version), prepares the
 // writers (spec.writer, each kind on both pools),
 // releases them together and checks what the key holds afterwards.
-func (s *store) raceRound(ctx context.Context, spec raceSpec) (winners int, lost string, err error) {
+func (s *store) raceRound(ctx context.Context, spec raceSpec, writers int) (winners int, lost string, err error) {
 	rd := raceRound{key: s.key("race-" + spec.subject.slug + "-vs-" + spec.opponent.slug)}
 	if spec.subject.onVersion {
 		if rd.etag, err = s.seed(ctx, rd.key, versionZero(rd.key)); err != nil {
 			return 0, "", err
 		}
 	}
-	kinds := make([]racer, s.writers)
-	attempts := make([]attempt, s.writers)
-	errs := make([]error, s.writers)
+	kinds := make([]racer, writers)
+	attempts := make([]attempt, writers)
+	errs := make([]error, writers)
 	var prepared sync.WaitGroup
 	for i := range attempts {
 		kinds[i] = spec.writer(i)
 		prepared.Add(1)
 		go func() {
 			defer prepared.Done()
-			attempts[i], errs[i] = kinds[i].prepare(ctx, s, rd, i, s.clients[(i/2)%len(s.clients)])
+			attempts[i], errs[i] = kinds[i].prepare(ctx, s, rd, i, s.clients[poolOf(i)])
 		}()
 	}
 	prepared.Wait()
@@ -148,6 +156,36 @@ func (s *store) raceRound(ctx context.Context, spec raceSpec) (winners int, lost
 	}
 	lost, err = s.leftAsWon(ctx, rd, spec, kinds, winner)
 	return winners, lost, err
+}
+
+// writersFor is how many writers round races: first (2), then doubling,
+// at most most.
+func writersFor(round, first, most int) int {
+	writers := first
+	for ; round > 0 && writers < most; round-- {
+		writers *= 2
+	}
+	return min(writers, most)
+}
+
+// scaledRound is how long a round of next writers would take, from one of
+// writers that took took: a store that queues contending writers (a step
+// each) takes about a step per writer after the first.
+func scaledRound(took time.Duration, writers, next int) time.Duration {
+	return took * time.Duration(next-1) / time.Duration(writers-1)
+}
+
+// poolOf is the connection pool writer i uses: writers 0 and 1 (a subject
+// and an opponent) on the two pools, and each pool carrying both kinds
+// from 4 writers on (0 1 1 0 0 1 1 0).
+func poolOf(i int) int { return (i + i/2) % 2 }
+
+func counts(ns []int) string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = fmt.Sprint(n)
+	}
+	return strings.Join(out, " ")
 }
 
 // conditionRefusal is how S3 answers a writer that lost a race: 412

@@ -59,7 +59,7 @@ func (w *scratch) completed(uploadID string) {
 }
 
 // cleanupWorkers bounds the requests cleanup has in flight.
-const cleanupWorkers = 16
+const cleanupWorkers = 64
 
 // cleanup aborts the uploads and deletes the keys the probe created (each
 // version it was answered with, where the store versions), a few at a time; errors are ignored (an upload may be complete, a key deleted

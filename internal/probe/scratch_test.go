@@ -86,7 +86,8 @@ func TestProbeBoundsAStoreHostileInRaces(t *testing.T) {
 func probeWithinBounds(t *testing.T, fault func(http.Handler) http.Handler) Report {
 	t.Helper()
 	opts := startFake(t, fault)
-	opts.Timeout, opts.Writers, opts.Rounds = 20*time.Second, DefaultWriters, DefaultRounds
+	// Every race's first round at full width: the most requests in flight.
+	opts.Timeout, opts.Writers, opts.Rounds, opts.firstRoundWriters = 20*time.Second, DefaultWriters, DefaultRounds, DefaultWriters
 	base := heapInUse()
 	peak := make(chan uint64)
 	done := make(chan struct{})

@@ -47,25 +47,40 @@ func (k *raceKeys) RoundTrip(r *http.Request) (*http.Response, error) {
 	return k.next.RoundTrip(r)
 }
 
-// On a store whose losing writers wait a second (SeaweedFS 4.53), rounds
-// are bounded by RaceTime, not by Rounds: every round has a loser, so a
-// race of 2 s starts at most 3 of its 20, and the verdicts stay native.
+// On a store whose contending writers take a key one a second (SeaweedFS
+// 4.53), a round of 8 writers takes 7 s: rounds start with 2 writers, and
+// one of 4 (about 3 s, scaled from the first) does not fit a race of 2 s,
+// so each race runs one round of 2, and the verdicts stay native.
 func TestProbeBoundsRoundsByTimeOnSlowLosers(t *testing.T) {
 	opts := startFake(t, testservers.NewSlowLosersStore)
-	opts.Rounds, opts.RaceTime = 20, 2*time.Second
+	opts.Writers, opts.Rounds, opts.RaceTime = DefaultWriters, 20, 2*time.Second
 	counted := &raceKeys{next: http.DefaultTransport.(*http.Transport).Clone(), keys: map[string]bool{}}
 	opts.NewHTTPClient = func() *http.Client { return &http.Client{Transport: counted} }
 	rep := runProbe(t, opts)
 	want := map[string]Verdict{AtomicUploads: Native}
 	for _, name := range WriteCapabilities {
 		want[name] = Native
+		if d := rep.Capabilities[name].Detail; strings.Count(d, "writers per round [2] ") != strings.Count(d, "race: ") {
+			t.Errorf("%s: %s; want every race one round of 2 writers", name, d)
+		}
 	}
 	wantVerdicts(t, rep, want)
-	races := len(raceSpecs(nil))
-	maxRounds := int(opts.RaceTime/testservers.SlowLoserDelay) + 1
 	counted.mu.Lock()
 	defer counted.mu.Unlock()
-	if n := len(counted.keys); n < races || n > races*maxRounds {
-		t.Errorf("%d race rounds, want between %d (one per race) and %d (%d per race)", n, races, races*maxRounds, maxRounds)
+	if n, races := len(counted.keys), len(raceSpecs(nil)); n != races {
+		t.Errorf("%d race rounds, want %d (one per race)", n, races)
+	}
+}
+
+// On a store that answers at once, rounds grow to the full count of
+// writers: 2, 4, then 8 for every round after.
+func TestProbeRoundsGrowToEveryWriter(t *testing.T) {
+	opts := startFake(t, testservers.NewAtomicStore)
+	opts.Writers, opts.Rounds, opts.RaceTime = DefaultWriters, 5, time.Minute
+	rep := runProbe(t, opts)
+	for _, name := range WriteCapabilities {
+		if d := rep.Capabilities[name].Detail; !strings.Contains(d, "writers per round [2 4 8 8 8] ") {
+			t.Errorf("%s: %s; want rounds of 2, 4, 8, 8 and 8 writers", name, d)
+		}
 	}
 }

@@ -27,7 +27,9 @@ type store struct {
 	bucket  string
 	prefix  string
 	writers int
-	rounds  int
+	// firstWriters race the first round (2; Options.firstRoundWriters).
+	firstWriters int
+	rounds       int
 	// raceTime is how long a race goes on starting rounds (Options.RaceTime).
 	raceTime time.Duration
 	seq      atomic.Int64
@@ -35,7 +37,8 @@ type store struct {
 }
 
 func newStore(o Options) *store {
-	s := &store{bucket: o.Bucket, prefix: o.Prefix, writers: o.Writers, rounds: o.Rounds, raceTime: o.RaceTime, written: newScratch()}
+	s := &store{bucket: o.Bucket, prefix: o.Prefix, writers: o.Writers, firstWriters: o.firstRoundWriters, rounds: o.Rounds,
+		raceTime: o.RaceTime, written: newScratch()}
 	creds := o.Credentials
 	if creds == nil {
 		creds = credentials.NewStaticCredentialsProvider(o.AccessKeyID, o.SecretKey, "")
