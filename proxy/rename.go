@@ -97,8 +97,12 @@ func (p *Proxy) rename(c *call, req renameRequest) error {
 	work := context.WithoutCancel(ctx)
 	stop := keepRenameLeases(work, leases)
 	known := true
+	var copiedLease *dynamolease.Lease
 	defer func() {
 		stop()
+		if copiedLease != nil {
+			leases = append(leases, copiedLease)
+		}
 		if known {
 			p.releaseRenameLeases(work, leases)
 		}
@@ -110,7 +114,7 @@ func (p *Proxy) rename(c *call, req renameRequest) error {
 			return err
 		}
 	}
-	known, err = p.moveObject(work, b, req, src, dst)
+	known, copiedLease, err = p.moveObject(work, b, req, src, dst)
 	return err
 }
 
@@ -140,12 +144,20 @@ func (r renameRequest) evaluate(src, dst precondition.ObjectState) error {
 // version lease.
 func (r renameRequest) leases(b *Backend, src, dst precondition.ObjectState) []renameLease {
 	srcPath, dstPath := b.leasePath(renameTarget(r.bucket, r.source)), b.leasePath(renameTarget(r.bucket, r.destination))
-	return []renameLease{
+	leases := []renameLease{
 		{path: srcPath, etag: dynamolease.RenameLockETag},
 		{path: dstPath, etag: dynamolease.RenameLockETag},
 		{path: srcPath, etag: versionETag(src), check: versionCheck(b, r.bucket, r.source, versionETag(src), true)},
 		{path: dstPath, etag: versionETag(dst), check: versionCheck(b, r.bucket, r.destination, versionETag(dst), false)},
 	}
+	// The destination's version once copied, as stores copy an object
+	// uploaded whole (its MD5, the source's ETag): a writer that read the
+	// copy and writes on it takes this row, held by the rename, so a
+	// rename stopped after its copy is met there too (renamefinish.go).
+	if copied := versionETag(src); copied != versionETag(dst) {
+		leases = append(leases, renameLease{path: dstPath, etag: copied})
+	}
+	return leases
 }
 
 // recheckRename reads both keys again after an unfinished rename of one
@@ -168,7 +180,7 @@ func (p *Proxy) recheckRename(ctx context.Context, b *Backend, req renameRequest
 // first. known is false when a store request's outcome is unknown: the
 // leases are then left to expire and the intent to whoever holds a key
 // next.
-func (p *Proxy) moveObject(ctx context.Context, b *Backend, req renameRequest, src, dst precondition.ObjectState) (known bool, err error) {
+func (p *Proxy) moveObject(ctx context.Context, b *Backend, req renameRequest, src, dst precondition.ObjectState) (known bool, copiedLease *dynamolease.Lease, err error) {
 	intent := renameIntent{
 		Bucket: req.bucket, Source: req.source, Destination: req.destination,
 		SourceETag: src.ETag, Stage: stageCopying,
@@ -177,25 +189,43 @@ func (p *Proxy) moveObject(ctx context.Context, b *Backend, req renameRequest, s
 		intent.DestinationBefore = dst.ETag
 	}
 	if err := p.writeIntent(ctx, b, intent); err != nil {
-		return true, leasedwrite.LeaseError(err)
+		return true, nil, leasedwrite.LeaseError(err)
 	}
 	if known, err := b.copyForRename(ctx, req.bucket, req.source, req.destination, src.ETag); err != nil {
 		if known {
 			err = errors.Join(err, p.clearIntent(ctx, b, intent))
 		}
-		return known, err
+		return known, nil, err
 	}
 	if copied, err := b.head(ctx, renameTarget(req.bucket, req.destination)); err == nil && copied.Exists {
 		intent.Stage, intent.CopyETag = stageCopied, copied.ETag
 		if err := p.writeIntent(ctx, b, intent); err != nil {
 			p.log.Warn().Err(err).Msg("the rename's copy could not be recorded; its intent still says copying")
 		}
+		copiedLease = p.leaseCopiedVersion(ctx, b, req, src, copied)
 	}
 	if _, err := b.deleteForRename(ctx, req.bucket, req.source); err != nil {
-		return false, err // both copies exist: the intent finishes it
+		return false, copiedLease, err // both copies exist: the intent finishes it
 	}
 	if err := p.clearIntent(ctx, b, intent); err != nil {
-		return false, leasedwrite.LeaseError(err)
+		return false, copiedLease, leasedwrite.LeaseError(err)
 	}
-	return true, nil
+	return true, copiedLease, nil
+}
+
+// leaseCopiedVersion takes the destination's row of the version the copy
+// made when the store gave the copy another ETag than the source's (a
+// multipart source), which leases did not foresee: out of key order, so
+// a writer holding it makes this wait at most its wait budget, after
+// which the rename goes on without it (nil).
+func (p *Proxy) leaseCopiedVersion(ctx context.Context, b *Backend, req renameRequest, src, copied precondition.ObjectState) *dynamolease.Lease {
+	if versionETag(copied) == versionETag(src) {
+		return nil
+	}
+	l, err := p.leaseOptions.Leases.Acquire(ctx, b.leasePath(renameTarget(req.bucket, req.destination)), versionETag(copied), nil)
+	if err != nil {
+		p.log.Warn().Err(err).Msg("the rename could not lease its copy's version; a writer of it does not wait for the delete")
+		return nil
+	}
+	return l
 }

@@ -34,8 +34,8 @@ type renameRequest struct {
 // "[/]bucket/key", URL-encoded, as the service model's pattern has it; a
 // source in another bucket is refused (a rename stays in its bucket).
 func parseRename(c *call) (renameRequest, error) {
-	req := renameRequest{bucket: c.target.Bucket, destination: c.target.Key, header: c.r.Header}
-	values := c.r.Header.Values(renameSourceHeader)
+	req := renameRequest{bucket: c.target.Bucket, destination: c.target.Key, header: renameHeaders(c)}
+	values := req.header.Values(renameSourceHeader)
 	if len(values) != 1 {
 		return req, invalidRenameSource("The x-amz-rename-source header must be given once.")
 	}
@@ -58,11 +58,32 @@ func parseRename(c *call) (renameRequest, error) {
 		return req, invalidRenameSource("Invalid rename source object key.")
 	}
 	req.source = key
-	if req.token, err = parseClientToken(c.r.Header); err != nil {
+	if req.token, err = parseClientToken(req.header); err != nil {
 		return req, err
 	}
-	req.dstConds, err = precondition.ParseWrite(c.r.Header)
+	req.dstConds, err = precondition.ParseWrite(req.header)
 	return req, err
+}
+
+// renameHeaders is the request's headers with the x-amz-rename-* and
+// x-amz-client-token parameters a presigning SDK hoisted into the query
+// added, as S3 reads them: a condition sent that way must not be lost.
+// One given both ways counts twice, and a source so given is refused.
+func renameHeaders(c *call) http.Header {
+	h, cloned := c.r.Header, false
+	for name, values := range c.parsedQuery {
+		lower := strings.ToLower(name)
+		if !strings.HasPrefix(lower, "x-amz-rename-source") && lower != clientTokenHeader {
+			continue
+		}
+		if !cloned {
+			h, cloned = h.Clone(), true // the client's headers are not changed
+		}
+		for _, v := range values {
+			h.Add(name, v)
+		}
+	}
+	return h
 }
 
 // parseClientToken checks x-amz-client-token: at most 64 characters, each
