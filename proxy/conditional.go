@@ -83,7 +83,7 @@ func (p *Proxy) leasedRequest(c *call, mode leasedwrite.Mode) leasedwrite.Reques
 		KeyTarget: func(key string) operation.Target {
 			return operation.Target{Bucket: c.target.Bucket, Key: key, RawKey: escapeKey(key)}
 		},
-		LeaseWait: func(wait time.Duration) { c.info.set(func(i *requestInfo) { i.leaseWait = wait }) },
+		LeaseWait:     func(wait time.Duration) { c.info.set(func(i *requestInfo) { i.leaseWait = wait }) },
 		Strict:        p.serializeAllWrites(c.target.Bucket) && mode.RecordsKeyStates(),
 		FinishRenames: p.renameFinisher(c), // renameintent.go
 	}
