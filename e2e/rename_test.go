@@ -3,8 +3,11 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -203,5 +206,36 @@ func requireAPIError(t *testing.T, err error, code string, status int) {
 	var re interface{ HTTPStatusCode() int }
 	if errors.As(err, &re) && re.HTTPStatusCode() != status {
 		t.Errorf("got status %d, want %d", re.HTTPStatusCode(), status)
+	}
+}
+
+// TestRenameObjectBoto3: boto3 1.43's rename_object (which fills
+// ClientToken itself) through s3cond on s3rver: the rename, S3's answers
+// for a missing source and a failed If-None-Match, a replayed token doing
+// nothing more, and a token reused with other parameters.
+func TestRenameObjectBoto3(t *testing.T) {
+	e := NewEnv(t, WithBackend(BackendS3rver))
+	e.RequireProxy(t)
+	CreateBucket(t, e.Client(t, e.RW), "rename-boto3")
+	script, err := filepath.Abs(filepath.Join("scripts", "rename_boto3.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := runClient(t, e.RW, t.TempDir(), "python3", script, e.Endpoint, "rename-boto3")
+	var seen map[string]any
+	if err := json.Unmarshal([]byte(out), &seen); err != nil {
+		t.Fatalf("script output %q: %v", out, err)
+	}
+	want := map[string]any{
+		"rename": "ok", "source-after": "404 404", "destination-body": "boto3 body",
+		"destination-metadata": map[string]any{"kept": "yes"},
+		"missing-source":       "404 NoSuchKey", "destination-exists": "412 PreconditionFailed",
+		"replay": "ok", "replay-again": "ok", "source-after-replay": "third",
+		"mismatch": "400 IdempotencyParameterMismatch",
+	}
+	for k, v := range want {
+		if fmt.Sprint(seen[k]) != fmt.Sprint(v) {
+			t.Errorf("%s: boto3 saw %v, want %v", k, seen[k], v)
+		}
 	}
 }

@@ -189,6 +189,9 @@ func (p *Proxy) moveObject(ctx context.Context, b *Backend, req renameRequest, s
 		intent.DestinationBefore = dst.ETag
 	}
 	if err := p.writeIntent(ctx, b, intent); err != nil {
+		if errors.Is(err, dynamolease.ErrKeyStatesUnsupported) {
+			return true, nil, s3err.Newf(s3err.NotImplemented, "RenameObject needs a lease table whose rows carry key states; this one (arrow-rs keys) cannot.")
+		}
 		return true, nil, leasedwrite.LeaseError(err)
 	}
 	if known, err := b.copyForRename(ctx, req.bucket, req.source, req.destination, src.ETag); err != nil {
