@@ -94,17 +94,27 @@ func (p *Proxy) rename(c *call, req renameRequest) error {
 	}
 	// From here the rename runs to its end whatever the client does: a
 	// half-done rename is what the intent is for, not what a hang-up makes.
-	work := context.WithoutCancel(ctx)
+	// Its store requests go out only while half of its (sized) leases
+	// remain, and stop if one is lost.
+	length, err := p.sizeRenameLeases(ctx, leases, src.Size)
+	if err != nil {
+		p.releaseRenameLeases(ctx, leases)
+		return err
+	}
+	work, cancel := context.WithTimeout(context.WithoutCancel(ctx), length/2)
+	work, cancelOnLoss := untilLeaseLost(work, leases)
 	stop := keepRenameLeases(work, leases)
 	known := true
 	var copiedLease *dynamolease.Lease
 	defer func() {
 		stop()
+		cancelOnLoss()
+		cancel()
 		if copiedLease != nil {
 			leases = append(leases, copiedLease)
 		}
 		if known {
-			p.releaseRenameLeases(work, leases)
+			p.releaseRenameLeases(ctx, leases)
 		}
 	}()
 	if finished, err := p.finishPending(work, b, req.bucket, req.source, req.destination); err != nil {

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/precondition"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -93,4 +95,35 @@ func versionETag(s precondition.ObjectState) string {
 		return "*"
 	}
 	return precondition.CanonicalETag(s.ETag)
+}
+
+// sizeRenameLeases lengthens every lease of a rename to cover the store's
+// copy of size bytes, as a leased CopyObject's lease is sized: a rename
+// whose process dies mid-copy leaves rows that nobody takes over before
+// the store can have finished the copy. It returns the length.
+func (p *Proxy) sizeRenameLeases(ctx context.Context, leases []*dynamolease.Lease, size int64) (time.Duration, error) {
+	length := p.leased.LeaseLengthFor(size)
+	for _, l := range leases {
+		if err := l.Extend(ctx, length); err != nil {
+			return 0, leasedwrite.LeaseError(err)
+		}
+	}
+	return length, nil
+}
+
+// untilLeaseLost is ctx, cancelled as soon as any of leases is lost: the
+// rename's store requests stop then, and its intent is left to the row's
+// new holder.
+func untilLeaseLost(ctx context.Context, leases []*dynamolease.Lease) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	for _, l := range leases {
+		go func() {
+			select {
+			case <-l.Lost():
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
 }
