@@ -51,7 +51,9 @@ func parseRename(c *call) (renameRequest, error) {
 		return req, s3err.Newf(s3err.InvalidRequest, "The rename source must be in the destination's bucket.")
 	case strings.HasSuffix(key, "/") || strings.HasSuffix(req.destination, "/"):
 		return req, s3err.Newf(s3err.InvalidRequest, "RenameObject does not rename keys that end with a slash.")
-	case key == req.destination:
+	case key == req.destination || c.backend.KeyPolicy.Check(key) == nil &&
+		c.backend.KeyPolicy.LeaseKey(key) == c.backend.KeyPolicy.LeaseKey(req.destination):
+		// Under key_policy: normalize, "a//b" and "a/b" are one object.
 		return req, s3err.Newf(s3err.InvalidRequest, "The rename source and destination are the same key.")
 	}
 	if err := c.backend.KeyPolicy.Check(key); err != nil {

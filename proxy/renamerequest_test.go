@@ -48,6 +48,9 @@ func TestParseRenameSource(t *testing.T) {
 	}
 	for _, tc := range cases {
 		req, err := parseRename(renameCall(tc.source, tc.header, tc.query))
+		if tc.code == "" && err == nil && tc.key == "" {
+			t.Fatalf("%q: a case without a key or a refusal", tc.source)
+		}
 		switch {
 		case tc.code == "" && err != nil:
 			t.Errorf("%q: %v", tc.source, err)
@@ -94,5 +97,16 @@ func TestClientTokenRecordIsBoundToItsPrincipal(t *testing.T) {
 	}
 	if a.parametersDigest() != (renameRequest{bucket: "b", source: "s", destination: "d", header: http.Header{"If-Match": {`"1"`}}}).parametersDigest() {
 		t.Fatal("the same parameters give two digests")
+	}
+}
+
+// Under key_policy: normalize, a source that names the destination's
+// object another way is the same key: refused, not leased twice.
+func TestRenameSourceNormalizedToTheDestination(t *testing.T) {
+	c := renameCall("b/a//b", nil, nil)
+	c.target = operation.Target{Bucket: "b", Key: "a/b", RawKey: "a/b"}
+	c.backend.KeyPolicy = KeyPolicyNormalize
+	if _, err := parseRename(c); err == nil || s3err.As(err).Code != s3err.InvalidRequest {
+		t.Fatalf("a//b renamed to a/b under normalize: %v, want InvalidRequest", err)
 	}
 }
