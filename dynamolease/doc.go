@@ -29,6 +29,11 @@
 //     holder left ("absent", or "exists " and the ETag: keystate.go); never
 //     on arrow-rs keyed rows.
 //
+// RenameObject keeps rows of its own in the same table, sort keys starting
+// with "#" (no ETag as S3 returns it does): a key's rename lock, its
+// rename intent, and client tokens, whose text rides in key_state
+// (renamenotes.go).
+//
 // # Protocol
 //
 // Acquire creates the row with a random first generation (generation.go:

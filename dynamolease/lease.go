@@ -37,6 +37,9 @@ type Lease struct {
 	found *KeyState
 	// outcome, set by RecordOutcome, is what Release records.
 	outcome *KeyState
+	// tookOverHeld: this lease took its row over from a holder that had
+	// not released it (renametakeover.go).
+	tookOverHeld bool
 
 	lost      chan struct{}
 	lostOnce  sync.Once

@@ -73,7 +73,7 @@ func TestAllowListRefusesBeforeTheBackend(t *testing.T) {
 		{"versitygw list-users", "PATCH", "/list-users", nil, http.StatusMethodNotAllowed, "MethodNotAllowed"},
 		{"versitygw admin create bucket", "PATCH", "/" + bucketName + "/create", nil, http.StatusMethodNotAllowed, "MethodNotAllowed"},
 		{"unknown bucket subresource", "GET", "/" + bucketName + "?session", nil, http.StatusNotImplemented, "NotImplemented"},
-		{"unknown object subresource", "PUT", "/" + bucketName + "/k?renameObject", nil, http.StatusNotImplemented, "NotImplemented"},
+		{"unknown object subresource", "PUT", "/" + bucketName + "/k?session", nil, http.StatusNotImplemented, "NotImplemented"},
 		{"unknown query parameter", "PUT", "/" + bucketName + "?replication-reset", nil, http.StatusNotImplemented, "NotImplemented"},
 		{"a POST to the service (RGW's STS and IAM)", "POST", "/?Action=CreateUser", nil, http.StatusNotImplemented, "NotImplemented"},
 		{"MinIO's admin API", "GET", "/minio/admin/v3/info", nil, http.StatusBadRequest, "InvalidBucketName"},

@@ -76,7 +76,7 @@ func (p *Proxy) WaitForReleases(ctx context.Context) error {
 
 // leasedRequest describes c to proxy/leasedwrite.
 func (p *Proxy) leasedRequest(c *call, mode leasedwrite.Mode) leasedwrite.Request {
-	return leasedwrite.Request{
+	req := leasedwrite.Request{
 		ID: c.id, Op: c.op, Target: c.target, Ctx: c.r.Context(), Mode: mode,
 		LeasePath: c.backend.leasePath, ClientBodyLength: c.auth.Body.Length(), Backend: c.backend.Name,
 		State: callState{c: c},
@@ -86,6 +86,8 @@ func (p *Proxy) leasedRequest(c *call, mode leasedwrite.Mode) leasedwrite.Reques
 		LeaseWait: func(wait time.Duration) { c.info.set(func(i *requestInfo) { i.leaseWait = wait }) },
 		Strict:    p.serializeAllWrites(c.target.Bucket) && mode.RecordsKeyStates(),
 	}
+	req.FinishRenames = p.renameFinisher(c) // renameintent.go
+	return req
 }
 
 // leasePath is the lease table's partition key: the backend bucket and the

@@ -107,6 +107,9 @@ var streamedBodies = map[operation.Operation]bool{
 	operation.PutObject: true, operation.UploadPart: true, operation.CopyObject: true, operation.UploadPartCopy: true,
 	operation.CompleteMultipartUpload: true, operation.DeleteObjects: true, operation.PostObject: true,
 	operation.CreateMultipartUpload: true,
+	// A rename forwards no request of the client's: its body, if any, is
+	// never sent (rename.go).
+	operation.RenameObject: true,
 }
 
 // checkConfiguration reads and checks what a verified, authorised request

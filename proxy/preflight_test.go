@@ -195,7 +195,7 @@ func TestPreflightRefusedBeforeTheStore(t *testing.T) {
 			`Access-Control-Request-Headers "bad header" contains invalid character.`},
 		{"a plain OPTIONS", object, "", http.Header{}, s3err.BadRequest, "Insufficient information. Origin request header needed."},
 		{"a body", object, "<xml/>", browserPreflight(), s3err.InvalidRequest, ""},
-		{"unknown parameter", object + "?renameObject", "", browserPreflight(), s3err.NotImplemented, ""},
+		{"unknown parameter", object + "?session", "", browserPreflight(), s3err.NotImplemented, ""},
 		{"hoisted copy source", object + "?x-amz-copy-source=%2Fsecret%2Fk", "", browserPreflight(), s3err.NotImplemented, ""},
 		{"the service", "/", "", browserPreflight(), s3err.NotImplemented, ""},
 		{"reserved bucket", "/minio/admin/v3/info", "", browserPreflight(), s3err.InvalidBucketName, ""},

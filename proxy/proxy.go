@@ -292,6 +292,9 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	case operation.DeleteObjects:
 		p.serveDeleteObjects(c)
 		return
+	case operation.RenameObject:
+		p.serveRenameObject(c) // rename.go
+		return
 	case operation.ListBuckets:
 		p.serveListBuckets(c)
 		return

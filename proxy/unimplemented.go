@@ -23,8 +23,8 @@ import (
 
 // unimplementedHeader is one refused row: the header, and the operations
 // whose meaning it changes. On other operations S3 ignores the header, and
-// so does s3cond. (RenameObject, PUT ?renameObject, is no operation of the
-// allow-list: it is refused before its headers are read.)
+// so does s3cond. (RenameObject, PUT ?renameObject, reads its own headers:
+// rename.go. On a plain PutObject they ask for a rename the PUT is not.)
 type unimplementedHeader struct {
 	name string // as S3 spells it, lower case
 	ops  []operation.Operation
@@ -55,8 +55,9 @@ var (
 var unimplementedHeaders = []unimplementedHeader{
 	// PutObject's append (S3 Express): a store that ignores it replaces the object.
 	{"x-amz-write-offset-bytes", putOnly, ""},
-	// RenameObject's source, its conditions and idempotency token: a store
-	// that ignores them writes an empty object under the new name.
+	// RenameObject's source, its conditions and idempotency token on a
+	// plain PUT (no ?renameObject): a store that ignores them writes an
+	// empty object under the new name.
 	{"x-amz-rename-source", putOnly, ""},
 	{"x-amz-rename-source-if-match", putOnly, ""},
 	{"x-amz-rename-source-if-none-match", putOnly, ""},

@@ -27,6 +27,7 @@ const (
 	ConditionalRequestConflict        Code = "ConditionalRequestConflict"
 	EntityTooLarge                    Code = "EntityTooLarge"
 	EntityTooSmall                    Code = "EntityTooSmall"
+	IdempotencyParameterMismatch      Code = "IdempotencyParameterMismatch"
 	IncompleteBody                    Code = "IncompleteBody"
 	IncorrectNumberOfFilesInPost      Code = "IncorrectNumberOfFilesInPostRequest"
 	InvalidChunkSizeError             Code = "InvalidChunkSizeError"
@@ -89,6 +90,7 @@ var table = map[Code]entry{
 	ConditionalRequestConflict:        {http.StatusConflict, "A conflicting conditional operation is currently in progress against this resource. Please try again."},
 	EntityTooLarge:                    {http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed size"},
 	EntityTooSmall:                    {http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed size"},
+	IdempotencyParameterMismatch:      {http.StatusBadRequest, "The client token was already used with different parameters."},
 	IncompleteBody:                    {http.StatusBadRequest, "The request body terminated unexpectedly"},
 	IncorrectNumberOfFilesInPost:      {http.StatusBadRequest, "POST requires exactly one file upload per request."},
 	InvalidChunkSizeError:             {http.StatusBadRequest, "Only the last chunk is allowed to have a size less than 8192 bytes"},

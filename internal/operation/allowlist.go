@@ -51,6 +51,9 @@ const (
 	CopyObject           Operation = "CopyObject"
 	DeleteObject         Operation = "DeleteObject"
 	DeleteObjects        Operation = "DeleteObjects"
+	// RenameObject (PUT ?renameObject with x-amz-rename-source) is s3cond's
+	// own: a leased copy then delete of the source (proxy/rename.go).
+	RenameObject Operation = "RenameObject"
 	// PostObject is a browser-based upload: a multipart/form-data POST to
 	// the bucket, authenticated by a signed POST policy in the form.
 	PostObject              Operation = "PostObject"
@@ -94,6 +97,7 @@ var coreOperations = []opRule{
 	{ObjectLevel, http.MethodHead, "", HeadObject, false},
 	{ObjectLevel, http.MethodPut, "", PutObject, true},
 	{ObjectLevel, http.MethodDelete, "", DeleteObject, true},
+	{ObjectLevel, http.MethodPut, "renameObject", RenameObject, true},
 	{ObjectLevel, http.MethodPost, "uploads", CreateMultipartUpload, true},
 	{ObjectLevel, http.MethodPut, "uploadId", UploadPart, true},
 	{ObjectLevel, http.MethodPost, "uploadId", CompleteMultipartUpload, true},

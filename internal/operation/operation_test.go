@@ -91,7 +91,7 @@ func TestClassifyRefuses(t *testing.T) {
 		{"OPTIONS", "bkt", "k", "", nil, s3err.BadRequest},
 		{"OPTIONS", "bkt", "", "", http.Header{"Origin": {"https://a.example"}}, s3err.BadRequest},
 		{"OPTIONS", "", "", "", preflightHdr, s3err.NotImplemented},
-		{"OPTIONS", "bkt", "k", "renameObject", preflightHdr, s3err.NotImplemented},
+		{"OPTIONS", "bkt", "k", "session", preflightHdr, s3err.NotImplemented},
 		{"PROPFIND", "", "", "", nil, s3err.MethodNotAllowed},
 		// MinIO's and Ceph RGW's admin APIs look like object calls.
 		{"GET", "minio", "admin/v3/info", "", nil, s3err.InvalidBucketName},
@@ -103,7 +103,7 @@ func TestClassifyRefuses(t *testing.T) {
 		{"GET", "", "", "acl", nil, s3err.NotImplemented},
 		// Unknown subresources and parameters, wrong case included.
 		{"GET", "bkt", "", "session", nil, s3err.NotImplemented},
-		{"PUT", "bkt", "k", "renameObject", nil, s3err.NotImplemented},
+		{"PUT", "bkt", "k", "renameobject", nil, s3err.NotImplemented},
 		{"PUT", "bkt", "", "replication-reset", nil, s3err.NotImplemented},
 		{"POST", "bkt", "k", "UPLOADS", nil, s3err.NotImplemented},
 		{"PUT", "bkt", "k", "Tagging", nil, s3err.NotImplemented},

@@ -34,6 +34,10 @@ func (w *Writer) acquireGuarded(req Request, g *guard, cond Condition, known *st
 	if err != nil {
 		return err
 	}
+	if err := finishLeftRenames(req, lease, cond); err != nil {
+		w.releaseLease(context.Background(), lease)
+		return err
+	}
 	if err := sizing.extend(req.Ctx, lease); err != nil {
 		w.releaseLease(context.Background(), lease)
 		return err

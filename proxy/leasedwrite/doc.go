@@ -15,7 +15,9 @@
 //	                              and the measure of a copy's or completion's work
 //	readState  write.go           the fail-fast HEAD and the condition on it
 //	hold       acquire.go         take (or await) the lease, re-check, size it,
-//	                              the half-lease rule; the guard keeps it
+//	                              the half-lease rule; the guard keeps it;
+//	           renamefinish.go    a lease taken from a vanished holder first
+//	                              finishes a RenameObject it left half done
 //	send       write.go           one of three orderings of hold and send:
 //	                              bufferHoldSend, sendHoldingBack, holdThenSend
 //	answer     lapsed.go          before a success is relayed: the leases held
