@@ -1,0 +1,211 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// Append (docs/spec.md, "Append") through s3cond on versitygw and on
+// s3rver, neither of which appends: PutObject with WriteOffsetBytes, as
+// aws-sdk-go-v2 sends it (with its default trailing CRC32 checksum, which
+// s3cond verifies over the appended bytes).
+
+const appendBucket = "appends"
+
+// appendTo sends an append of body at offset.
+func appendTo(ctx context.Context, c *s3.Client, key string, offset int64, body []byte, mod func(*s3.PutObjectInput)) (*s3.PutObjectOutput, error) {
+	in := &s3.PutObjectInput{Bucket: aws.String(appendBucket), Key: aws.String(key),
+		Body: bytes.NewReader(body), WriteOffsetBytes: aws.Int64(offset)}
+	if mod != nil {
+		mod(in)
+	}
+	return c.PutObject(ctx, in)
+}
+
+func newAppendEnv(t *testing.T, backend BackendKind) (*Env, *s3.Client) {
+	t.Helper()
+	e := NewEnv(t, WithBackend(backend))
+	e.RequireProxy(t)
+	rw := e.Client(t, e.RW)
+	CreateBucket(t, rw, appendBucket)
+	return e, rw
+}
+
+func requireAnswer(t *testing.T, what string, err error, status int, code string) {
+	t.Helper()
+	if HTTPStatus(err) != status || ErrorCode(err) != code {
+		t.Fatalf("%s: %v, want %d %s", what, err, status, code)
+	}
+}
+
+func requireBytes(t *testing.T, ctx context.Context, c *s3.Client, key string, want []byte) {
+	t.Helper()
+	if got := getBytes(t, ctx, c, appendBucket, key); !bytes.Equal(got, want) {
+		t.Fatalf("%s holds %d bytes, want %d (equal: %v)", key, len(got), len(want), bytes.Equal(got, want))
+	}
+}
+
+// TestAppendSmall: a new object, appends to it (its content type and
+// metadata kept), a wrong offset, the client's conditions, and a body
+// whose checksum fails, which leaves the object as it was.
+func TestAppendSmall(t *testing.T) {
+	for _, backend := range []BackendKind{BackendVersityGW, BackendS3rver} {
+		t.Run(string(backend), func(t *testing.T) {
+			e, rw := newAppendEnv(t, backend)
+			ctx := t.Context()
+			first, second := []byte("first line\n"), []byte("second line\n")
+			out, err := appendTo(ctx, rw, "log", 0, first, func(in *s3.PutObjectInput) {
+				in.ContentType = aws.String("text/plain")
+				in.Metadata = map[string]string{"origin": "append-test"}
+			})
+			if err != nil {
+				t.Fatalf("append at 0 to a missing key: %v", err)
+			}
+			if aws.ToInt64(out.Size) != int64(len(first)) {
+				t.Errorf("x-amz-object-size %d, want %d", aws.ToInt64(out.Size), len(first))
+			}
+			_, err = appendTo(ctx, rw, "log", 0, second, nil)
+			requireAnswer(t, "append at 0 to an existing object", err, 400, "InvalidWriteOffset")
+			_, err = appendTo(ctx, rw, "log", int64(len(first))+1, second, nil)
+			requireAnswer(t, "append past the end", err, 400, "InvalidWriteOffset")
+			_, err = appendTo(ctx, rw, "missing", 5, second, nil)
+			requireAnswer(t, "append at 5 to a missing key", err, 400, "InvalidWriteOffset")
+			_, err = appendTo(ctx, rw, "log", int64(len(first)), second, func(in *s3.PutObjectInput) { in.IfMatch = aws.String(`"0123"`) })
+			requireAnswer(t, "append with a wrong If-Match", err, 412, "PreconditionFailed")
+			_, err = appendTo(ctx, rw, "log", int64(len(first)), second, func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
+			requireAnswer(t, "append with If-None-Match: * to an existing object", err, 412, "PreconditionFailed")
+			_, err = appendTo(ctx, rw, "log", int64(len(first)), second, func(in *s3.PutObjectInput) {
+				in.ChecksumCRC32 = aws.String("AAAAAA==") // not these bytes' CRC32
+			})
+			requireAnswer(t, "append with a wrong checksum", err, 400, "BadDigest")
+			requireBytes(t, ctx, e.BackendClient(), "log", first)
+
+			out, err = appendTo(ctx, rw, "log", int64(len(first)), second, func(in *s3.PutObjectInput) { in.IfMatch = out.ETag })
+			if err != nil {
+				t.Fatalf("append at the object's size: %v", err)
+			}
+			want := append(append([]byte(nil), first...), second...)
+			if aws.ToInt64(out.Size) != int64(len(want)) {
+				t.Errorf("x-amz-object-size %d, want %d", aws.ToInt64(out.Size), len(want))
+			}
+			requireBytes(t, ctx, rw, "log", want)
+			head, err := rw.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(appendBucket), Key: aws.String("log")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if aws.ToString(head.ContentType) != "text/plain" || head.Metadata["origin"] != "append-test" {
+				t.Errorf("after an append: Content-Type %q, metadata %v; want the object's own kept", aws.ToString(head.ContentType), head.Metadata)
+			}
+			if aws.ToString(head.ETag) != aws.ToString(out.ETag) {
+				t.Errorf("append answered ETag %s, the object has %s", aws.ToString(out.ETag), aws.ToString(head.ETag))
+			}
+		})
+	}
+}
+
+// TestAppendLarge: an object larger than the single-PUT limit (8 MiB) is
+// appended to by a multipart upload: on versitygw UploadPartCopy of two
+// ranges, then the new part; on s3rver, which has no UploadPartCopy, one
+// part of the object's bytes and the new ones (versitygw answers a
+// multipart ETag). A body whose checksum fails midway leaves
+// the object unchanged and no upload open.
+func TestAppendLarge(t *testing.T) {
+	for _, backend := range []BackendKind{BackendVersityGW, BackendS3rver} {
+		t.Run(string(backend), func(t *testing.T) {
+			e, rw := newAppendEnv(t, backend)
+			ctx := t.Context()
+			seed := bytes.Repeat([]byte("0123456789abcdef"), (17<<20)/16+3) // two ranges of 8 MiB and more
+			if _, err := appendTo(ctx, rw, "big", 0, seed, nil); err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			more := bytes.Repeat([]byte("appended "), 1<<17)
+			_, err := appendTo(ctx, rw, "big", int64(len(seed)), more, func(in *s3.PutObjectInput) {
+				in.ChecksumCRC32 = aws.String("AAAAAA==")
+			})
+			requireAnswer(t, "large append with a wrong checksum", err, 400, "BadDigest")
+			requireBytes(t, ctx, e.BackendClient(), "big", seed)
+			if backend == BackendVersityGW { // s3rver lists no uploads
+				requireNoUploads(t, ctx, e.BackendClient(), appendBucket)
+			}
+			out, err := appendTo(ctx, rw, "big", int64(len(seed)), more, nil)
+			if err != nil {
+				t.Fatalf("large append: %v", err)
+			}
+			want := append(append([]byte(nil), seed...), more...)
+			requireBytes(t, ctx, rw, "big", want)
+			// s3rver gives a completed upload the MD5 of its bytes.
+			if backend == BackendVersityGW && !strings.Contains(aws.ToString(out.ETag), "-") {
+				t.Errorf("ETag %s: want a multipart ETag for an append assembled by a multipart upload", aws.ToString(out.ETag))
+			}
+			// And again, now on the multipart object.
+			if _, err := appendTo(ctx, rw, "big", int64(len(want)), []byte("tail"), nil); err != nil {
+				t.Fatalf("second large append: %v", err)
+			}
+			requireBytes(t, ctx, rw, "big", append(want, "tail"...))
+			if backend == BackendVersityGW {
+				requireNoUploads(t, ctx, e.BackendClient(), appendBucket)
+			}
+		})
+	}
+}
+
+// TestAppendRaces: eight clients append at one offset at once: exactly one
+// gets 200, the others InvalidWriteOffset (or 409, retry), and the object
+// is the seed and the winner's bytes. Once on a small object (rewrite),
+// once on a large one (the multipart path, where versitygw has it).
+func TestAppendRaces(t *testing.T) {
+	for _, backend := range []BackendKind{BackendVersityGW, BackendS3rver} {
+		t.Run(string(backend), func(t *testing.T) {
+			e, rw := newAppendEnv(t, backend)
+			ctx := t.Context()
+			for _, size := range []int{64, 9 << 20} {
+				key := "race-" + strconv.Itoa(size)
+				seed := bytes.Repeat([]byte("s"), size)
+				if _, err := appendTo(ctx, rw, key, 0, seed, nil); err != nil {
+					t.Fatal(err)
+				}
+				raceAppends(t, ctx, rw, e.BackendClient(), key, seed, 8)
+			}
+		})
+	}
+}
+
+func raceAppends(t *testing.T, ctx context.Context, rw, direct *s3.Client, key string, seed []byte, racers int) {
+	t.Helper()
+	errs := make([]error, racers)
+	var wg sync.WaitGroup
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = appendTo(ctx, rw, key, int64(len(seed)), []byte("<appended by "+strconv.Itoa(i)+">"), nil)
+		}()
+	}
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		switch {
+		case err == nil && winner >= 0:
+			t.Fatalf("%s: appenders %d and %d both won", key, winner, i)
+		case err == nil:
+			winner = i
+		case ErrorCode(err) != "InvalidWriteOffset" && HTTPStatus(err) != http.StatusConflict:
+			t.Errorf("%s: appender %d: %v, want 400 InvalidWriteOffset or 409", key, i, err)
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("%s: no appender won: %v", key, errs)
+	}
+	want := append(append([]byte(nil), seed...), "<appended by "+strconv.Itoa(winner)+">"...)
+	if got := getBytes(t, ctx, direct, appendBucket, key); !bytes.Equal(got, want) {
+		t.Fatalf("%s: the store holds %d bytes ending %q, want the seed and appender %d's bytes", key, len(got), got[max(0, len(got)-24):], winner)
+	}
+}
