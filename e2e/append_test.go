@@ -209,3 +209,43 @@ func raceAppends(t *testing.T, ctx context.Context, rw, direct *s3.Client, key s
 		t.Fatalf("%s: the store holds %d bytes ending %q, want the seed and appender %d's bytes", key, len(got), got[max(0, len(got)-24):], winner)
 	}
 }
+
+// TestAppendUnderWritePolicies: an append is a PutObject to the bucket's
+// write policy. Without If-Match it is 403 where conditions are required
+// (with it, it appends), and under create_only it is taken as a create:
+// offset 0 creates, an append to an existing object is 412.
+func TestAppendUnderWritePolicies(t *testing.T) {
+	e := NewEnv(t, WithProcessEnv("S3COND_CREATE_ONLY=legacy-*", "S3COND_REQUIRE_CONDITIONAL_WRITES=ledger-*"))
+	e.RequireProxy(t)
+	ctx := t.Context()
+	c := e.Client(t, e.RW)
+	put := func(bucket string, offset int64, body string, ifMatch *string) (*s3.PutObjectOutput, error) {
+		return c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("log"),
+			Body: strings.NewReader(body), WriteOffsetBytes: aws.Int64(offset), IfMatch: ifMatch})
+	}
+	CreateBucket(t, c, "ledger-appends")
+	_, err := put("ledger-appends", 0, "one", nil)
+	requireAnswer(t, "an append without a condition under require_conditional_writes", err, 403, "AccessDenied")
+	requireMissing(t, ctx, e.BackendClient(), "ledger-appends", "log")
+	v1, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ledger-appends"), Key: aws.String("log"),
+		Body: strings.NewReader("one"), WriteOffsetBytes: aws.Int64(0), IfNoneMatch: aws.String("*")})
+	if err != nil {
+		t.Fatalf("an append at 0 with If-None-Match: * under require_conditional_writes: %v", err)
+	}
+	if _, err := put("ledger-appends", 3, "two", v1.ETag); err != nil {
+		t.Fatalf("an append with If-Match under require_conditional_writes: %v", err)
+	}
+	if got := getBytes(t, ctx, c, "ledger-appends", "log"); string(got) != "onetwo" {
+		t.Fatalf("ledger-appends/log holds %q", got)
+	}
+
+	CreateBucket(t, c, "legacy-appends")
+	if _, err := put("legacy-appends", 0, "one", nil); err != nil {
+		t.Fatalf("an append at 0 creating under create_only: %v", err)
+	}
+	_, err = put("legacy-appends", 3, "two", nil)
+	requireAnswer(t, "an append to an existing object under create_only", err, 412, "PreconditionFailed")
+	if got := getBytes(t, ctx, c, "legacy-appends", "log"); string(got) != "one" {
+		t.Fatalf("legacy-appends/log holds %q", got)
+	}
+}

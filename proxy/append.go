@@ -174,6 +174,13 @@ func (p *Proxy) serveAppend(c *call) bool {
 		client, err = precondition.ParseWrite(c.r.Header)
 	}
 	if err == nil {
+		// An append is a PutObject to the bucket's write policy, as to
+		// S3's condition keys: without If-Match / If-None-Match it is
+		// refused where conditions are required, and taken as a create
+		// under create_only (writepolicy.go).
+		client, _, err = p.policyConditions(c, client)
+	}
+	if err == nil {
 		err = checkAppendBounds(offset, c.auth.Body.Length())
 	}
 	if err != nil {

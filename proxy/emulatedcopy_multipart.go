@@ -197,5 +197,5 @@ func (p *Proxy) abortCopyUpload(c *call, uploadID string) {
 		err = fmt.Errorf("status %d", resp.StatusCode)
 	}
 	p.log.Warn().Str("request_id", c.id).Str("backend", c.backend.Name).Str("upload_id", uploadID).Err(err).
-		Msg("could not abort an emulated copy's multipart upload; it is left to the store's lifecycle rules")
+		Msg("could not abort the multipart upload of an emulated copy or an append; it is left to the store's lifecycle rules")
 }
