@@ -249,3 +249,28 @@ func TestAppendUnderWritePolicies(t *testing.T) {
 		t.Fatalf("legacy-appends/log holds %q", got)
 	}
 }
+
+// TestAppendRacesLeaseFree: on versitygw served natively (no leases; it
+// checks PutObject's and Complete's If-Match itself), an append's final
+// write carries If-Match on the version it read, and the store's check
+// leaves one winner of eight at one offset, on the rewrite and on the
+// multipart path.
+func TestAppendRacesLeaseFree(t *testing.T) {
+	e := NewEnv(t, WithBackend(BackendVersityGW), WithConfig(func(c *Config) {
+		c.Backend.Conditional = "native"
+		c.Backend.NativeUnverified = true
+	}))
+	e.RequireProxy(t)
+	ctx := t.Context()
+	rw := e.Client(t, e.RW)
+	CreateBucket(t, rw, appendBucket)
+	for _, size := range []int{64, 9 << 20} {
+		key := "native-race-" + strconv.Itoa(size)
+		seed := bytes.Repeat([]byte("n"), size)
+		if _, err := appendTo(ctx, rw, key, 0, seed, nil); err != nil {
+			t.Fatal(err)
+		}
+		raceAppends(t, ctx, rw, e.BackendClient(), key, seed, 8)
+	}
+	requireNoUploads(t, ctx, e.BackendClient(), appendBucket)
+}

@@ -69,6 +69,10 @@ func (s *appendSender) Send(g leasedwrite.Guard) bool {
 	if g.Ctx == nil {
 		g.Ctx = s.c.r.Context()
 	}
+	if g.BeforeFinalByte == nil {
+		// Lease-free (appendLeaseFree): nothing to wait for.
+		g.BeforeFinalByte = func() error { return nil }
+	}
 	pinned := s.cond.pinnedState()
 	switch {
 	case !pinned.Exists:
