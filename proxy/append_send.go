@@ -33,6 +33,9 @@ const appendBufferedLimit = 1 << 20
 // existing object; the remainder joins the last range.
 const appendPartSize = defaultCopyEmulationSize
 
+// objectSizeHeader is S3's answer to an append: the object's new size.
+const objectSizeHeader = "x-amz-object-size"
+
 // appendSender runs one append's store writes (leasedwrite.Sender): the
 // version it extends is the condition's pinned state, read before any
 // write is sent.
@@ -106,7 +109,10 @@ func (s *appendSender) create(g leasedwrite.Guard) bool {
 				return err
 			}
 		}
-		c.w.Header().Set("X-Amz-Object-Size", strconv.FormatInt(s.length, 10))
+		// Under S3's spelling, the key the store's own answer (versitygw
+		// sends one) is relayed under: one header, not two.
+		//lint:ignore SA1008 S3 spells it in lower case; the map key is its wire spelling on purpose.
+		c.w.Header()[objectSizeHeader] = []string{strconv.FormatInt(s.length, 10)}
 		return nil
 	}
 	spec.guard = g
@@ -162,7 +168,8 @@ func (s *appendSender) finish(g leasedwrite.Guard, resp *http.Response, etag str
 		}
 	}
 	out.Set("ETag", etag)
-	out.Set("x-amz-object-size", strconv.FormatInt(s.offset+s.length, 10))
+	//lint:ignore SA1008 S3 spells it in lower case; the map key is its wire spelling on purpose.
+	out[objectSizeHeader] = []string{strconv.FormatInt(s.offset+s.length, 10)}
 	out.Set("Content-Length", "0")
 	c.w.WriteHeader(http.StatusOK)
 	if g.Answered != nil {
