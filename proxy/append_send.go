@@ -111,7 +111,6 @@ func (s *appendSender) create(g leasedwrite.Guard) bool {
 		}
 		// Under S3's spelling, the key the store's own answer (versitygw
 		// sends one) is relayed under: one header, not two.
-		//lint:ignore SA1008 S3 spells it in lower case; the map key is its wire spelling on purpose.
 		c.w.Header()[objectSizeHeader] = []string{strconv.FormatInt(s.length, 10)}
 		return nil
 	}
@@ -168,7 +167,6 @@ func (s *appendSender) finish(g leasedwrite.Guard, resp *http.Response, etag str
 		}
 	}
 	out.Set("ETag", etag)
-	//lint:ignore SA1008 S3 spells it in lower case; the map key is its wire spelling on purpose.
 	out[objectSizeHeader] = []string{strconv.FormatInt(s.offset+s.length, 10)}
 	out.Set("Content-Length", "0")
 	c.w.WriteHeader(http.StatusOK)
