@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -123,7 +124,10 @@ func TestAppendLarge(t *testing.T) {
 			e, rw := newAppendEnv(t, backend)
 			ctx := t.Context()
 			seed := bytes.Repeat([]byte("0123456789abcdef"), (17<<20)/16+3) // two ranges of 8 MiB and more
-			if _, err := appendTo(ctx, rw, "big", 0, seed, nil); err != nil {
+			if _, err := appendTo(ctx, rw, "big", 0, seed, func(in *s3.PutObjectInput) {
+				in.ContentType = aws.String("application/x-log")
+				in.Metadata = map[string]string{"origin": "large"}
+			}); err != nil {
 				t.Fatalf("create: %v", err)
 			}
 			more := bytes.Repeat([]byte("appended "), 1<<17)
@@ -150,6 +154,13 @@ func TestAppendLarge(t *testing.T) {
 				t.Fatalf("second large append: %v", err)
 			}
 			requireBytes(t, ctx, rw, "big", append(want, "tail"...))
+			head, err := rw.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(appendBucket), Key: aws.String("big")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if aws.ToString(head.ContentType) != "application/x-log" || head.Metadata["origin"] != "large" {
+				t.Errorf("after two large appends: Content-Type %q, metadata %v; want the object's own kept", aws.ToString(head.ContentType), head.Metadata)
+			}
 			if backend == BackendVersityGW {
 				requireNoUploads(t, ctx, e.BackendClient(), appendBucket)
 			}
@@ -273,4 +284,41 @@ func TestAppendRacesLeaseFree(t *testing.T) {
 		raceAppends(t, ctx, rw, e.BackendClient(), key, seed, 8)
 	}
 	requireNoUploads(t, ctx, e.BackendClient(), appendBucket)
+}
+
+// TestAppendStreams: an append to a 200 MiB object on s3rver, which has no
+// UploadPartCopy, streams the object's bytes through s3cond into the
+// upload's one part; s3cond's peak memory stays well below the object.
+func TestAppendStreams(t *testing.T) {
+	e, rw := newAppendEnv(t, BackendS3rver)
+	ctx := t.Context()
+	if _, err := rw.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(appendBucket), Key: aws.String("big"),
+		Body: NewPatternReader(200, bigObjectSize), ContentLength: aws.Int64(bigObjectSize)}); err != nil {
+		t.Fatalf("put 200 MiB: %v", err)
+	}
+	tail := []byte("and a tail")
+	if _, err := appendTo(ctx, rw, "big", bigObjectSize, tail, nil); err != nil {
+		t.Fatalf("append to 200 MiB: %v", err)
+	}
+	wantHash, _, err := SHA256(io.MultiReader(NewPatternReader(200, bigObjectSize), bytes.NewReader(tail)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := rw.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(appendBucket), Key: aws.String("big")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotHash, n, err := SHA256(out.Body)
+	out.Body.Close()
+	if err != nil || n != bigObjectSize+int64(len(tail)) || gotHash != wantHash {
+		t.Fatalf("read back %d bytes (%v), SHA-256 %s, want %d bytes with %s", n, err, gotHash, bigObjectSize+len(tail), wantHash)
+	}
+	rss, err := PeakRSSKiB(e.Proxies[0].Process.Pid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("s3cond peak RSS (VmHWM) after a 200 MiB put, its append and its read: %d MiB", rss>>10)
+	if limit := int64(bigObjectSize/2) >> 10; rss > limit {
+		t.Errorf("s3cond peak RSS %d MiB is over half the object size: the append buffers the object", rss>>10)
+	}
 }
