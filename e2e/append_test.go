@@ -170,13 +170,14 @@ func TestAppendLarge(t *testing.T) {
 
 // TestAppendRaces: eight clients append at one offset at once: exactly one
 // gets 200, the others InvalidWriteOffset (or 409, retry), and the object
-// is the seed and the winner's bytes. Once on a small object (rewrite),
-// once on a large one (the multipart path, where versitygw has it).
+// is the seed and the winner's bytes. On a missing key (creates at 0), a
+// small object (rewrite) and a large one (the multipart path).
 func TestAppendRaces(t *testing.T) {
 	for _, backend := range []BackendKind{BackendVersityGW, BackendS3rver} {
 		t.Run(string(backend), func(t *testing.T) {
 			e, rw := newAppendEnv(t, backend)
 			ctx := t.Context()
+			raceAppends(t, ctx, rw, e.BackendClient(), "race-new", nil, 8) // creates at offset 0
 			for _, size := range []int{64, 9 << 20} {
 				key := "race-" + strconv.Itoa(size)
 				seed := bytes.Repeat([]byte("s"), size)
