@@ -66,6 +66,7 @@ func TestAppendSmall(t *testing.T) {
 			out, err := appendTo(ctx, rw, "log", 0, first, func(in *s3.PutObjectInput) {
 				in.ContentType = aws.String("text/plain")
 				in.Metadata = map[string]string{"origin": "append-test"}
+				in.Tagging = aws.String("kind=log")
 			})
 			if err != nil {
 				t.Fatalf("append at 0 to a missing key: %v", err)
@@ -105,6 +106,9 @@ func TestAppendSmall(t *testing.T) {
 			if aws.ToString(head.ContentType) != "text/plain" || head.Metadata["origin"] != "append-test" {
 				t.Errorf("after an append: Content-Type %q, metadata %v; want the object's own kept", aws.ToString(head.ContentType), head.Metadata)
 			}
+			if backend == BackendVersityGW { // s3rver ignores x-amz-tagging on a write
+				requireAppendTags(t, ctx, rw, "log", "kind=log")
+			}
 			if aws.ToString(head.ETag) != aws.ToString(out.ETag) {
 				t.Errorf("append answered ETag %s, the object has %s", aws.ToString(out.ETag), aws.ToString(head.ETag))
 			}
@@ -127,6 +131,7 @@ func TestAppendLarge(t *testing.T) {
 			if _, err := appendTo(ctx, rw, "big", 0, seed, func(in *s3.PutObjectInput) {
 				in.ContentType = aws.String("application/x-log")
 				in.Metadata = map[string]string{"origin": "large"}
+				in.Tagging = aws.String("kind=log")
 			}); err != nil {
 				t.Fatalf("create: %v", err)
 			}
@@ -160,6 +165,9 @@ func TestAppendLarge(t *testing.T) {
 			}
 			if aws.ToString(head.ContentType) != "application/x-log" || head.Metadata["origin"] != "large" {
 				t.Errorf("after two large appends: Content-Type %q, metadata %v; want the object's own kept", aws.ToString(head.ContentType), head.Metadata)
+			}
+			if backend == BackendVersityGW { // s3rver ignores x-amz-tagging on a write
+				requireAppendTags(t, ctx, rw, "big", "kind=log")
 			}
 			if backend == BackendVersityGW {
 				requireNoUploads(t, ctx, e.BackendClient(), appendBucket)
@@ -321,5 +329,21 @@ func TestAppendStreams(t *testing.T) {
 	t.Logf("s3cond peak RSS (VmHWM) after a 200 MiB put, its append and its read: %d MiB", rss>>10)
 	if limit := int64(bigObjectSize/2) >> 10; rss > limit {
 		t.Errorf("s3cond peak RSS %d MiB is over half the object size: the append buffers the object", rss>>10)
+	}
+}
+
+// requireAppendTags fails unless key's tags are want ("k=v").
+func requireAppendTags(t *testing.T, ctx context.Context, c *s3.Client, key, want string) {
+	t.Helper()
+	out, err := c.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(appendBucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatalf("tags of %s: %v", key, err)
+	}
+	var got []string
+	for _, tag := range out.TagSet {
+		got = append(got, aws.ToString(tag.Key)+"="+aws.ToString(tag.Value))
+	}
+	if strings.Join(got, "&") != want {
+		t.Errorf("tags of %s after appends: %v, want %s", key, got, want)
 	}
 }

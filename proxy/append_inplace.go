@@ -30,7 +30,7 @@ func (s *appendSender) rewriteByUpload(g leasedwrite.Guard, pinned precondition.
 		return false
 	}
 	defer get.Body.Close()
-	h, err := s.appendedHeader(g, get.Header, true)
+	h, err := s.appendedHeader(g, get.Header)
 	if err != nil {
 		s.Fail(err)
 		return false

@@ -57,7 +57,7 @@ func (s *appendSender) byParts(g leasedwrite.Guard, pinned precondition.ObjectSt
 		return false
 	}
 	head.Body.Close()
-	h, err := s.appendedHeader(g, head.Header, false)
+	h, err := s.appendedHeader(g, head.Header)
 	if err != nil {
 		s.Fail(err)
 		return false

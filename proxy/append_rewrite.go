@@ -37,7 +37,7 @@ func (s *appendSender) rewrite(g leasedwrite.Guard, pinned precondition.ObjectSt
 		s.Fail(s3err.Wrap(s3err.BadGateway, err))
 		return false
 	}
-	h, err := s.appendedHeader(g, get.Header, true)
+	h, err := s.appendedHeader(g, get.Header)
 	if err != nil {
 		s.Fail(err)
 		return false

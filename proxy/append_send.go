@@ -186,7 +186,7 @@ var appendKeptHeaders = []string{"X-Amz-Storage-Class", "X-Amz-Website-Redirect-
 // appendedHeader is the header of the write that replaces the object with
 // its appended self: the existing object's metadata, system headers and
 // tags (from its GET or HEAD), and the client's bucket-owner checks.
-func (s *appendSender) appendedHeader(g leasedwrite.Guard, existing http.Header, fromGET bool) (http.Header, error) {
+func (s *appendSender) appendedHeader(g leasedwrite.Guard, existing http.Header) (http.Header, error) {
 	h := make(http.Header, 12)
 	for _, names := range [][]string{objectMetadataHeaders, appendKeptHeaders} {
 		for _, name := range names {
@@ -208,18 +208,12 @@ func (s *appendSender) appendedHeader(g leasedwrite.Guard, existing http.Header,
 			h[name] = v
 		}
 	}
-	// A GET says how many tags the object has; a HEAD does not, so after
-	// one they are read.
-	if count := existing.Get("X-Amz-Tagging-Count"); (count != "" && count != "0") || !fromGET {
-		c := s.c
-		src := copySource{bucket: c.target.Bucket, key: c.target.Key}
-		tags, err := c.backend.tagsOf(g.Ctx, src, sourceReadHeader(nil))
-		if err != nil {
-			return nil, err
-		}
-		if tags != "" {
-			h.Set("X-Amz-Tagging", tags)
-		}
+	tags, err := s.appendTags(g, existing) // append_tags.go
+	if err != nil {
+		return nil, err
+	}
+	if tags != "" {
+		h.Set("X-Amz-Tagging", tags)
 	}
 	return h, nil
 }

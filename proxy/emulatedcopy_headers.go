@@ -104,23 +104,18 @@ func (b *Backend) destinationHeader(c *call, source http.Header) (http.Header, e
 
 // sourceTagging reads the copy source's tags, in x-amz-tagging's form.
 func (b *Backend) sourceTagging(ctx context.Context, c *call) (string, error) {
-	return b.tagsOf(ctx, *c.copySource, sourceReadHeader(c.r.Header))
-}
-
-// tagsOf reads the tags of the object src names (an appended object's
-// too, append_send.go), in x-amz-tagging's form.
-func (b *Backend) tagsOf(ctx context.Context, src copySource, h http.Header) (string, error) {
+	src := c.copySource
 	rawQuery := "tagging"
 	if src.versionID != "" {
 		rawQuery += "&versionId=" + strictEscape(src.versionID)
 	}
-	resp, err := b.send(b.newRequest(ctx, http.MethodGet, src.bucket, escapeKey(src.key), rawQuery, h))
+	resp, err := b.send(b.newRequest(ctx, http.MethodGet, src.bucket, escapeKey(src.key), rawQuery, sourceReadHeader(c.r.Header)))
 	if err != nil {
 		return "", backendError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", s3err.Newf(s3err.BadGateway, "The backend answered GetObjectTagging of %s with status %d.", src.key, resp.StatusCode)
+		return "", s3err.Newf(s3err.BadGateway, "The backend answered GetObjectTagging of the copy source with status %d.", resp.StatusCode)
 	}
 	tags, err := s3xml.ParseTagging(resp.Body, s3xml.DefaultTaggingLimit)
 	if err != nil {
