@@ -122,11 +122,6 @@ func (p *Proxy) postedPut(c *call, verifier PostPolicyVerifier, form *postform.F
 	if err := refuseUnimplemented(c.backend, operation.PutObject, header, nil); err != nil {
 		return nil, err
 	}
-	if _, ok := header[headerWriteOffset]; ok {
-		// S3 appends by PutObject only; a store would ignore the field
-		// and replace the object.
-		return nil, notImplementedHeader("x-amz-write-offset-bytes")
-	}
 	if err := p.checkACLHeaders(c, header); err != nil {
 		return nil, err // a form's canned ACL, as a header's (configrefs.go)
 	}
