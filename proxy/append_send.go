@@ -14,13 +14,12 @@ import (
 	"github.com/s3cond/s3cond/s3err"
 )
 
-// appendSinglePutLimit is the largest existing object an append rewrites
-// with one PutObject (its bytes pass through s3cond, streamed); a larger
-// one is copied on the store (append_multipart.go). The emulated copy's
-// default, for the same reason: below it the three extra round trips of a
-// multipart upload cost more than the bytes, and the object keeps a
-// single-part MD5 ETag. It is above S3's 5 MiB minimum part, which every
-// copied range but the appended one must meet.
+// appendSinglePutLimit is the largest existing object whose bytes an
+// append passes through s3cond (append_rewrite.go, append_inplace.go); a
+// larger one is copied on the store (append_multipart.go). The emulated
+// copy's default, for the same reason: below it the extra round trips of
+// UploadPartCopy cost more than the bytes. It is above S3's 5 MiB minimum
+// part, which every copied range but the appended one must meet.
 const appendSinglePutLimit = defaultCopyEmulationSize
 
 // appendBufferedLimit is the largest existing object an append reads whole
