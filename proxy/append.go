@@ -199,8 +199,10 @@ func (p *Proxy) serveAppend(c *call) bool {
 	default:
 		markLeased(c)
 		req := p.leasedRequest(c, mode)
-		if offset > appendSinglePutLimit {
-			req.StoreWork = offset + send.length // the store assembles the whole object
+		if offset > appendBufferedLimit {
+			// A multipart upload: its completion assembles the whole
+			// object on the store, which goes on after this s3cond.
+			req.StoreWork = offset + send.length
 		}
 		p.leased.Run(req, cond, send)
 	}
