@@ -1,5 +1,5 @@
 """Appends with boto3 (PutObject WriteOffsetBytes, botocore 1.35.70 and
-later), for e2e/append_boto3_test.go. Prints one JSON line as
+later), for e2e/append_sdks_test.go. Prints one JSON line as
 compat_boto3.py does: {"ok": true, "version": "<etag> <size>"} on success,
 {"ok": false, "status": N, "code": "..."} for an S3 error.
 
