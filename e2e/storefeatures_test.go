@@ -167,10 +167,10 @@ var featuresAlone = map[BackendKind]storeFeatures{
 
 // featuresThroughS3cond is its "through s3cond today" table.
 var featuresThroughS3cond = map[BackendKind]storeFeatures{
-	BackendVersityGW: {Append: "refused 501 NotImplemented", Rename: "renamed", RetriedComplete: "200, same ETag",
+	BackendVersityGW: {Append: "appended", Rename: "renamed", RetriedComplete: "200, same ETag",
 		RetriedCompleteIfNoneMatch: "412 PreconditionFailed", SigV2: "200"},
-	BackendS3rver: {Append: "refused 501 NotImplemented", Rename: "renamed", RetriedComplete: "500 InternalError",
+	BackendS3rver: {Append: "appended", Rename: "renamed", RetriedComplete: "500 InternalError",
 		RetriedCompleteIfNoneMatch: "412 PreconditionFailed", SigV2: "200"},
-	BackendMoto: {Append: "refused 501 NotImplemented", Rename: "renamed", RetriedComplete: "200, same ETag",
+	BackendMoto: {Append: "appended", Rename: "renamed", RetriedComplete: "200, same ETag",
 		RetriedCompleteIfNoneMatch: "412 PreconditionFailed", SigV2: "200"},
 }

@@ -286,6 +286,9 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	}
 	switch c.op {
 	case operation.PutObject, operation.CopyObject, operation.CompleteMultipartUpload, operation.DeleteObject:
+		if c.op == operation.PutObject && p.serveAppend(c) { // append.go
+			return
+		}
 		if handled := p.serveConditional(c); handled {
 			return
 		}

@@ -85,6 +85,11 @@ type Request struct {
 	Mode Mode
 	// LeasePath names a target's lease row (proxy's Backend.leasePath).
 	LeasePath func(operation.Target) string
+	// StoreWork, if positive, is the bytes the store assembles once a
+	// PutObject is sent (an append completed by a multipart upload of its
+	// existing object, proxy/append*.go): its lease is sized to it, as a
+	// copy's is (size.go).
+	StoreWork int64
 	// ClientBodyLength is the client body's decoded length, -1 unknown.
 	ClientBodyLength int64
 	// Backend names the store, for logs.
