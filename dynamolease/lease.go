@@ -37,6 +37,8 @@ type Lease struct {
 	found *KeyState
 	// outcome, set by RecordOutcome, is what Release records.
 	outcome *KeyState
+	// receipt, set by RecordReceipt, is what Release records (receipt.go).
+	receipt string
 
 	lost      chan struct{}
 	lostOnce  sync.Once
@@ -172,6 +174,7 @@ func (l *Lease) release(ctx context.Context, notAwaited bool) error {
 	mine := l.Generation()
 	r := l.record(mine, true)
 	r.KeyState = l.recordedOutcome()
+	r.Receipt = l.receipt
 	// The new version's row is independent of this one: write both at
 	// once, so the next writer finds the birth as soon as this release.
 	birthDone := make(chan struct{})

@@ -39,6 +39,7 @@ func Run(t *testing.T, newTable func(t *testing.T) dynamolease.Table) {
 		{"KeyStateWrittenByReleaseAndClearedByTakeover", testKeyStateWrittenByRelease},
 		{"KeyStateOfCreatedRow", testKeyStateOfCreatedRow},
 		{"CreateOrTakeVouched", testCreateOrTakeVouched},
+		{"ReceiptWrittenByReleaseAndClearedByTakeover", testReceiptWrittenByReleaseAndClearedByTakeover},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
