@@ -29,7 +29,7 @@ import (
 
 // MaxReceiptLength bounds a receipt as stored: a longer one is not
 // written, and read as none.
-const MaxReceiptLength = 4096
+const MaxReceiptLength = 16 << 10
 
 // ReceiptRowPrefix starts the sort key of a row that carries a receipt of
 // its own rather than a lease: no ETag (always quoted) nor "*" starts so,

@@ -99,6 +99,10 @@ type Request struct {
 	// state (recorded.go) — where Mode.RecordsKeyStates says the store's
 	// acknowledgements can be trusted for it.
 	Strict bool
+	// Receipt, if set, is the receipt of the write's answer, read in full
+	// and 2xx, that its lease's release records for the write's retries
+	// (receipt.go); empty: none.
+	Receipt func(status int, header http.Header) string
 }
 
 // Condition is what a leased write needs from its condition.

@@ -1,0 +1,106 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net/http"
+
+	"github.com/s3cond/s3cond/dynamolease"
+	"github.com/s3cond/s3cond/internal/operation"
+	"github.com/s3cond/s3cond/internal/s3xml"
+	"github.com/s3cond/s3cond/precondition"
+)
+
+// A retried CompleteMultipartUpload of an upload that already completed
+// succeeds on S3, with the first answer, even with If-None-Match: * (the
+// object it completed is there). The stores s3cond fronts answer
+// NoSuchUpload (the upload is gone), and a leased write's condition meets
+// the object the completion wrote (412). So every completion that
+// succeeded is recorded, before its answer leaves, on a row of its own in
+// the lease store (dynamolease.Committer.PutReceipt: the fleet shares it,
+// for the table's row TTL, lease.ttl, an hour by default, far beyond any
+// SDK's retry window), bound to the key (the row's path), the upload ID
+// (the row's name), the parts list as s3cond rewrote it and the principal.
+// A Complete that fails (the store's NoSuchUpload, or s3rver's 500
+// InternalError, for an upload it completed; a leased condition's 412)
+// and matches a record is given the recorded answer, 200: the record is
+// proof that this upload completed with these parts for this principal,
+// and a first attempt never has one. One with another parts list or
+// principal keeps its error. Only failing completions read the table.
+
+// completionRow names a completion's receipt row.
+func completionRow(c *call) string { return "complete " + c.query.Get("uploadId") }
+
+// recordCompletion records a completion's answer, the document the client
+// is about to be sent, before it is sent: a retry that reaches any s3cond
+// once the answer may have left finds it. A failure costs retries the
+// replay, not this answer.
+func (p *Proxy) recordCompletion(c *call, header http.Header, document []byte) {
+	if p.receipts == nil || principal(c) == "" || requestContent(c) == "" {
+		return
+	}
+	r := receipt{
+		Op: operation.CompleteMultipartUpload, Principal: principal(c), Content: requestContent(c),
+		Header: answerHeader(header), Document: string(document),
+	}
+	if doc, err := s3xml.ParseFlatDocument(document); err == nil {
+		r.ETag = precondition.CanonicalETag(doc.Get("ETag"))
+	}
+	delete(r.Header, "ETag") // a completion's ETag is in its document
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.r.Context()), receiptTimeout)
+	defer cancel()
+	if err := p.receipts.PutReceipt(ctx, c.backend.leasePath(c.target), completionRow(c), r.encode()); err != nil {
+		p.log.Warn().Str("request_id", c.id).Err(err).
+			Msg("a completion could not be recorded: a retry of it will get the store's answer")
+	}
+}
+
+// replayCompletion answers a Complete that failed with
+// the recorded answer of the same completion; false when there is none.
+func (p *Proxy) replayCompletion(c *call) bool {
+	if p.receipts == nil || principal(c) == "" || requestContent(c) == "" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.r.Context()), receiptTimeout)
+	defer cancel()
+	text, err := p.receipts.ReceiptRow(ctx, c.backend.leasePath(c.target), completionRow(c))
+	r, ok := decodeReceipt(text)
+	if err != nil || !ok || r.Op != operation.CompleteMultipartUpload || r.Principal != principal(c) ||
+		r.Content != requestContent(c) || r.Document == "" {
+		return false
+	}
+	p.replay(c, r)
+	return true
+}
+
+// capturedAnswer keeps the first bytes of an answer as it is relayed.
+type capturedAnswer struct{ body []byte }
+
+// capture is body, keeping what passes of it, up to what a receipt holds.
+func (a *capturedAnswer) capture(body io.ReadCloser) io.ReadCloser {
+	return capturingBody{ReadCloser: body, into: a}
+}
+
+type capturingBody struct {
+	io.ReadCloser
+	into *capturedAnswer
+}
+
+func (b capturingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if room := dynamolease.MaxReceiptLength - len(b.into.body); room > 0 {
+		b.into.body = append(b.into.body, p[:min(n, room)]...)
+	}
+	return n, err
+}
+
+// copyResultETag is the ETag of a CopyObjectResult document; empty for
+// any other document (an error inside a 200, a document cut at the
+// receipt's bound).
+func copyResultETag(document []byte) string {
+	doc, err := s3xml.ParseFlatDocument(document)
+	if err != nil || doc.Root.Local != "CopyObjectResult" {
+		return ""
+	}
+	return precondition.CanonicalETag(doc.Get("ETag"))
+}
