@@ -49,12 +49,15 @@ func (l *Lease) RecordReceipt(text string) {
 	l.receipt = text
 }
 
-// PutReceipt writes a row (path, ReceiptRowPrefix+name) of its own, released,
-// carrying text for the table's row TTL (Options.TTL), over any row of that
-// name. A caller that needs it found by a retry writes it before it answers.
-func (c *Committer) PutReceipt(ctx context.Context, path, name, text string) error {
+// PutReceipt writes a row (path, ReceiptRowPrefix+name) of its own,
+// released, carrying text for the table's row TTL (Options.TTL), unless
+// one within its TTL carries a receipt already: then it returns that one,
+// unchanged (a retry the store answered itself is given the first
+// answer). A caller that needs it found by a retry writes it before it
+// answers.
+func (c *Committer) PutReceipt(ctx context.Context, path, name, text string) (earlier string, err error) {
 	if len(text) > MaxReceiptLength || unsafeNoReceipts {
-		return nil
+		return "", nil
 	}
 	r := Record{
 		Path: path, ETag: ReceiptRowPrefix + name, Generation: firstGeneration(), Timeout: c.opts.Timeout,
@@ -64,15 +67,27 @@ func (c *Committer) PutReceipt(ctx context.Context, path, name, text string) err
 	existing, err := c.table.Create(call, r)
 	done()
 	if errors.Is(err, ErrConditionFailed) && existing != nil {
+		if receiptOf(existing) != "" {
+			return existing.Receipt, nil
+		}
 		r.Generation = existing.Generation + 1
 		call, done = tableCall(ctx)
 		_, err = c.table.Replace(call, r, existing.Generation)
 		done()
 	}
 	if err != nil {
-		return c.storeError(ctx, "receipt", err)
+		return "", c.storeError(ctx, "receipt", err)
 	}
-	return nil
+	return "", nil
+}
+
+// receiptOf is a row's receipt: empty unless the row is sound, released
+// and within its TTL.
+func receiptOf(row *Record) string {
+	if row == nil || row.Unreadable != "" || !row.Released || (!row.TTL.IsZero() && row.TTL.Before(time.Now())) {
+		return ""
+	}
+	return row.Receipt
 }
 
 // ReceiptRow is Receipt for a row PutReceipt wrote.
@@ -97,12 +112,8 @@ func (c *Committer) Receipt(ctx context.Context, path, etag string) (string, err
 		switch {
 		case err != nil:
 			return "", c.storeError(ctx, "get", err)
-		case row == nil || row.Unreadable != "" || (!row.TTL.IsZero() && row.TTL.Before(time.Now())):
-			return "", nil
-		case row.Released:
-			return row.Receipt, nil
-		case !time.Now().Before(end):
-			return "", nil
+		case row == nil || row.Released || row.Unreadable != "" || !time.Now().Before(end):
+			return receiptOf(row), nil
 		}
 		if err := sleepUntil(ctx, earliest(time.Now().Add(c.opts.PollInterval), end), nil); err != nil {
 			return "", err

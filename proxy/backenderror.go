@@ -99,7 +99,15 @@ func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
 	if doc.Root.Local != "Error" {
 		document := view.completeResult(doc).Render()
 		if c.op == operation.CompleteMultipartUpload && resp.StatusCode == http.StatusOK {
-			p.recordCompletion(c, resp.Header, document) // completion.go
+			first, err := p.recordCompletion(c, resp.Header, document) // completion.go
+			switch {
+			case err != nil:
+				p.fail(c, err)
+				return
+			case first != nil:
+				p.replay(c, *first)
+				return
+			}
 		}
 		p.writeDocument(c, resp, resp.StatusCode, document)
 		return

@@ -9,6 +9,7 @@ import (
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/precondition"
+	"github.com/s3cond/s3cond/s3err"
 )
 
 // A retried CompleteMultipartUpload of an upload that already completed
@@ -33,11 +34,15 @@ func completionRow(c *call) string { return "complete " + c.query.Get("uploadId"
 
 // recordCompletion records a completion's answer, the document the client
 // is about to be sent, before it is sent: a retry that reaches any s3cond
-// once the answer may have left finds it. A failure costs retries the
+// once the answer may have left finds it. It returns the answer to send:
+// the document, or the first answer when this completion is a retry the
+// store answered 200 itself (versitygw does, without all of the first
+// answer's checksum fields), or S3's NoSuchUpload when the upload was
+// completed by another request. A failure to record costs retries the
 // replay, not this answer.
-func (p *Proxy) recordCompletion(c *call, header http.Header, document []byte) {
+func (p *Proxy) recordCompletion(c *call, header http.Header, document []byte) (first *receipt, err error) {
 	if p.receipts == nil || principal(c) == "" || requestContent(c) == "" {
-		return
+		return nil, nil
 	}
 	r := receipt{
 		Op: operation.CompleteMultipartUpload, Principal: principal(c), Content: requestContent(c),
@@ -49,10 +54,31 @@ func (p *Proxy) recordCompletion(c *call, header http.Header, document []byte) {
 	delete(r.Header, "ETag") // a completion's ETag is in its document
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.r.Context()), receiptTimeout)
 	defer cancel()
-	if err := p.receipts.PutReceipt(ctx, c.backend.leasePath(c.target), completionRow(c), r.encode()); err != nil {
+	text, err := p.receipts.PutReceipt(ctx, c.backend.leasePath(c.target), completionRow(c), r.encode())
+	if err != nil {
 		p.log.Warn().Str("request_id", c.id).Err(err).
 			Msg("a completion could not be recorded: a retry of it will get the store's answer")
+		return nil, nil
 	}
+	earlier, ok := decodeReceipt(text)
+	switch {
+	case !ok:
+		return nil, nil
+	case sameCompletion(c, earlier):
+		return &earlier, nil
+	}
+	// The upload was completed, by another principal or with other parts:
+	// this is not a retry of that completion, whatever the store said
+	// (versitygw answers 200 to any Complete of a completed upload).
+	return nil, s3err.New(s3err.NoSuchUpload)
+}
+
+// sameCompletion tells whether a recorded completion is c's own: the same
+// upload (the row's name) of the same key (the row's path), by the same
+// principal, with the same parts.
+func sameCompletion(c *call, r receipt) bool {
+	return r.Op == operation.CompleteMultipartUpload && r.Principal == principal(c) &&
+		r.Content == requestContent(c) && r.Document != ""
 }
 
 // replayCompletion answers a Complete that failed with
@@ -65,8 +91,7 @@ func (p *Proxy) replayCompletion(c *call) bool {
 	defer cancel()
 	text, err := p.receipts.ReceiptRow(ctx, c.backend.leasePath(c.target), completionRow(c))
 	r, ok := decodeReceipt(text)
-	if err != nil || !ok || r.Op != operation.CompleteMultipartUpload || r.Principal != principal(c) ||
-		r.Content != requestContent(c) || r.Document == "" {
+	if err != nil || !ok || !sameCompletion(c, r) {
 		return false
 	}
 	p.replay(c, r)
