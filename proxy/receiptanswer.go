@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/s3cond/s3cond/internal/operation"
@@ -60,7 +61,7 @@ func (p *Proxy) answerRetry(c *call, receiptRow string, err error) bool {
 	if c.op == operation.CompleteMultipartUpload {
 		return p.replayCompletion(c)
 	}
-	if receiptRow == "" || invocationID(c.r) == "" || principal(c) == "" {
+	if receiptRow == "" || invocationID(c.r) == "" || principal(c) == "" || firstAttempt(c.r) {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.r.Context()), receiptTimeout)
@@ -106,4 +107,18 @@ func (p *Proxy) replay(c *call, r receipt) {
 	h.Set("Content-Length", strconv.Itoa(len(r.Document)))
 	c.w.WriteHeader(http.StatusOK)
 	_, _ = io.WriteString(c.w, r.Document)
+}
+
+// firstAttempt tells whether the SDK says this is an invocation's first
+// attempt (amz-sdk-request: attempt=1; max=3, which botocore and the Go SDK
+// send): it cannot be a retry of a write that committed, and its 412
+// costs no lease-store read. A client that lies only changes its own
+// answer.
+func firstAttempt(r *http.Request) bool {
+	for field := range strings.SplitSeq(r.Header.Get("Amz-Sdk-Request"), ";") {
+		if strings.TrimSpace(field) == "attempt=1" {
+			return true
+		}
+	}
+	return false
 }
