@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // cutFirstAnswer stands for a network that resets the connection once
@@ -92,4 +96,61 @@ func TestLostAnswerRetryGetsItsReceipt(t *testing.T) {
 func md5Hex(b []byte) string {
 	sum := md5.Sum(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// asAttempt sends a call as attempt of the SDK invocation id: the headers
+// every attempt of one SDK call carries (and signs), set in place of the
+// SDK's own just before it signs.
+func asAttempt(id string, attempt int) func(*s3.Options) {
+	return func(o *s3.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Finalize.Insert(middleware.FinalizeMiddlewareFunc("asAttempt",
+				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+					if req, ok := in.Request.(*smithyhttp.Request); ok {
+						req.Header.Set("Amz-Sdk-Invocation-Id", id)
+						req.Header.Set("Amz-Sdk-Request", fmt.Sprintf("attempt=%d; max=3", attempt))
+					}
+					return next.HandleFinalize(ctx, in)
+				}), "Signing", middleware.Before)
+		})
+	}
+}
+
+// TestReceiptIsOnlyTheRetrysOwn (issue 36 item 4): a receipt answers only
+// a retry of its own write: the same invocation id, principal and bytes,
+// with the key still at the version it wrote. Another invocation, other
+// bytes, another principal, or a key that moved on is evaluated as usual
+// (412), and the invocation id is signed (a client cannot borrow one on
+// the wire).
+func TestReceiptIsOnlyTheRetrysOwn(t *testing.T) {
+	e := NewEnv(t)
+	e.RequireProxy(t)
+	ctx := t.Context()
+	rw, granted := e.Client(t, e.RW), e.Client(t, e.Granted)
+	CreateBucket(t, rw, "granted-receipts")
+	create := func(c *s3.Client, body string, opts ...func(*s3.Options)) error {
+		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("granted-receipts"), Key: aws.String("k"),
+			Body: bytes.NewReader([]byte(body)), IfNoneMatch: aws.String("*")}, opts...)
+		return err
+	}
+	if err := create(rw, "mine", asAttempt("invocation-a", 1)); err != nil {
+		t.Fatalf("first attempt: %v", err)
+	}
+	if err := create(rw, "mine", asAttempt("invocation-a", 2)); err != nil {
+		t.Fatalf("the retry of a committed write: %v, want its 200", err)
+	}
+	for name, err := range map[string]error{
+		"another invocation":     create(rw, "mine", asAttempt("invocation-b", 2)),
+		"other bytes":            create(rw, "theirs", asAttempt("invocation-a", 2)),
+		"another principal":      create(granted, "mine", asAttempt("invocation-a", 2)),
+		"a first attempt, again": create(rw, "mine", asAttempt("invocation-a", 1)),
+	} {
+		if HTTPStatus(err) != http.StatusPreconditionFailed {
+			t.Errorf("%s: %v, want 412", name, err)
+		}
+	}
+	putBytes(t, ctx, rw, "granted-receipts", "k", []byte("moved on"))
+	if err := create(rw, "mine", asAttempt("invocation-a", 3)); HTTPStatus(err) != http.StatusPreconditionFailed {
+		t.Errorf("a retry once the key moved on: %v, want 412 as S3 answers", err)
+	}
 }
