@@ -3,12 +3,16 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/s3cond/s3cond/internal/testservers"
 )
 
 // TestRetriedCompleteAnswersAsTheFirst (issue 36 item 4): a
@@ -100,4 +104,46 @@ func completeAnswer(o *s3.CompleteMultipartUploadOutput) string {
 	return fmt.Sprintf("ETag %s Location %s Bucket %s Key %s CRC32 %s SHA256 %s type %s version %s",
 		aws.ToString(o.ETag), aws.ToString(o.Location), aws.ToString(o.Bucket), aws.ToString(o.Key),
 		aws.ToString(o.ChecksumCRC32), aws.ToString(o.ChecksumSHA256), o.ChecksumType, aws.ToString(o.VersionId))
+}
+
+// TestRetriedCompleteWithBoto3: boto3 (pip's, 1.40 or later: it sends
+// If-None-Match on a Complete) completes an upload with a CRC32 checksum,
+// then sends the same Complete again: 200 with the same ETag, Location,
+// Bucket, Key and checksum fields, with and without If-None-Match: *, on
+// versitygw and on s3rver.
+func TestRetriedCompleteWithBoto3(t *testing.T) {
+	testservers.Require(t, "boto3")
+	script, err := filepath.Abs(filepath.Join("scripts", "retried_complete_boto3.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, backend := range []BackendKind{BackendVersityGW, BackendS3rver} {
+		t.Run(string(backend), func(t *testing.T) {
+			t.Parallel()
+			e := NewEnv(t, WithBackend(backend))
+			e.RequireProxy(t)
+			CreateBucket(t, e.Client(t, e.RW), "boto3-retries")
+			for _, ifNoneMatch := range []string{"", "*"} {
+				out, err := runCompatProgram(t, e, t.TempDir(), nil, "python3", script, e.Endpoint, "boto3-retries",
+					"key-"+string(backend)+ifNoneMatchName(ifNoneMatch), ifNoneMatch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got struct{ First, Again map[string]any }
+				if err := json.Unmarshal([]byte(out), &got); err != nil {
+					t.Fatalf("%v: %s", err, out)
+				}
+				if got.First["etag"] == nil || fmt.Sprint(got.First) != fmt.Sprint(got.Again) {
+					t.Errorf("If-None-Match %q: the first Complete answered %v, the retry %v", ifNoneMatch, got.First, got.Again)
+				}
+			}
+		})
+	}
+}
+
+func ifNoneMatchName(v string) string {
+	if v == "*" {
+		return "-if-none-match"
+	}
+	return ""
 }
