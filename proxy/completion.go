@@ -119,13 +119,25 @@ func (b capturingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// copyResultETag is the ETag of a CopyObjectResult document; empty for
-// any other document (an error inside a 200, a document cut at the
-// receipt's bound).
-func copyResultETag(document []byte) string {
+// copyResult is a CopyObjectResult document as a receipt keeps it: only
+// the fields S3 defines for it, rendered anew (whatever else the store's
+// document held is not repeated), and its ETag; both empty for any other
+// document (an error inside a 200, a document cut at the receipt's bound).
+func copyResult(document []byte) (kept, etag string) {
 	doc, err := s3xml.ParseFlatDocument(document)
-	if err != nil || doc.Root.Local != "CopyObjectResult" {
-		return ""
+	if err != nil || doc.Root.Local != "CopyObjectResult" || doc.Get("ETag") == "" {
+		return "", ""
 	}
-	return precondition.CanonicalETag(doc.Get("ETag"))
+	out := s3xml.FlatDocument{Root: doc.Root}
+	for _, f := range doc.Fields {
+		if copyResultFields[f.Name] {
+			out.Fields = append(out.Fields, f)
+		}
+	}
+	return string(out.Render()), precondition.CanonicalETag(doc.Get("ETag"))
+}
+
+var copyResultFields = map[string]bool{
+	"ETag": true, "LastModified": true, "ChecksumType": true, "ChecksumCRC32": true, "ChecksumCRC32C": true,
+	"ChecksumCRC64NVME": true, "ChecksumSHA1": true, "ChecksumSHA256": true,
 }

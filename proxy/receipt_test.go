@@ -70,3 +70,19 @@ func TestReceiptRoundTripsAndGarbageIsNone(t *testing.T) {
 		}
 	}
 }
+
+// A copy's receipt keeps only CopyObjectResult's own fields; any other
+// document (an error inside a 200) makes no receipt.
+func TestCopyResultKeepsOnlyItsFields(t *testing.T) {
+	kept, etag := copyResult([]byte(`<?xml version="1.0" encoding="UTF-8"?>
+<CopyObjectResult><LastModified>2026-12-07T03:48:16Z</LastModified><ETag>"abc"</ETag><Owner>backend-root</Owner><ChecksumCRC32>AAAAAA==</ChecksumCRC32></CopyObjectResult>`))
+	if etag != `"abc"` || !strings.Contains(kept, "<ChecksumCRC32>AAAAAA==</ChecksumCRC32>") ||
+		!strings.Contains(kept, "2026-12-07T03:48:16Z") || strings.Contains(kept, "backend-root") {
+		t.Fatalf("copyResult kept %q, ETag %q", kept, etag)
+	}
+	for _, doc := range []string{`<Error><Code>InternalError</Code></Error>`, `<CopyObjectResult><LastModified>x</LastModified>`, ``} {
+		if kept, etag := copyResult([]byte(doc)); kept != "" || etag != "" {
+			t.Errorf("copyResult(%q) = %q, %q; want no receipt", doc, kept, etag)
+		}
+	}
+}

@@ -38,8 +38,7 @@ func (p *Proxy) receiptOf(c *call) func(status int, header http.Header) string {
 			Header: answerHeader(header),
 		}
 		if c.op == operation.CopyObject {
-			r.Document = string(c.copyAnswer.body)
-			r.ETag = copyResultETag(c.copyAnswer.body)
+			r.Document, r.ETag = copyResult(c.copyAnswer.body)
 		} else {
 			r.ETag = precondition.CanonicalETag(header.Get("ETag"))
 		}
