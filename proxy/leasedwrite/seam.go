@@ -109,6 +109,10 @@ type Request struct {
 	// says whether there was one. It runs when the write's lease was
 	// taken over from a holder that never released it (renamefinish.go).
 	FinishRenames func(context.Context) (finished bool, err error)
+	// Receipt, if set, is the receipt of the write's answer, read in full
+	// and 2xx, that its lease's release records for the write's retries
+	// (receipt.go); empty: none.
+	Receipt func(status int, header http.Header) string
 }
 
 // Condition is what a leased write needs from its condition.
