@@ -25,12 +25,18 @@ func (a *App) probeStore(ctx context.Context, b config.Backend, opts probe.Optio
 	if idErr != nil {
 		log.Warn().Err(idErr).Str("backend", b.Name).Msg("the store did not say who it is: probing it, and keeping no verdict")
 	}
+	if idErr != nil {
+		// Racy findings kept for this endpoint still hold.
+		id = probe.Identity{Endpoint: opts.Endpoint, Bucket: opts.Bucket}
+	}
+	blog := log.With().Str("backend", b.Name).Logger()
 	if idErr == nil && !b.ReprobeOnStart {
-		if kept, ok := keptVerdictFor(path, id, log.With().Str("backend", b.Name).Logger()); ok {
+		if kept, ok := keptVerdictFor(path, id, blog); ok {
 			log.Info().Str("backend", b.Name).Str("server", id.Server).Str("version", id.Version).
 				Time("probed_at", kept.ProbedAt).Str("file", path).
 				Msg("reused the kept probe verdict: same endpoint, probe bucket, Server header and version (backend.reprobe_on_start probes anyway)")
-			return kept.Report, nil
+			// A verdict kept before the known-racy table listed the store.
+			return holdBackRacy(kept.Report, path, id, blog), nil
 		}
 	}
 	opts.Timeout = max(time.Until(deadline), time.Second)
@@ -41,6 +47,7 @@ func (a *App) probeStore(ctx context.Context, b config.Backend, opts probe.Optio
 	if err != nil {
 		return rep, err
 	}
+	rep = holdBackRacy(rep, path, id, blog)
 	if idErr == nil {
 		keepVerdict(path, storedVerdict{Backend: b.Name, Store: id, ProbedAt: time.Now().UTC(), Report: rep}, log)
 	}
@@ -57,6 +64,9 @@ func keptVerdictFor(path string, id probe.Identity, log zerolog.Logger) (storedV
 		return kept, false
 	case !found:
 		return kept, false
+	case !measured(kept.Report):
+		// Kept for its racy findings only (keepVerdict): measure again.
+		return kept, false
 	case kept.Store != id:
 		log.Info().Str("kept_server", kept.Store.Server).Str("server", id.Server).
 			Str("kept_version", kept.Store.Version).Str("version", id.Version).
@@ -68,9 +78,11 @@ func keptVerdictFor(path string, id probe.Identity, log zerolog.Logger) (storedV
 }
 
 // keepVerdict keeps v in data_dir unless a capability could not be
-// measured; a failure to write is logged, not fatal: the next start probes.
+// measured and none is known racy (a racy finding is kept whatever else
+// the probe missed: holdBackRacy); a failure to write is logged, not
+// fatal: the next start probes.
 func keepVerdict(path string, v storedVerdict, log zerolog.Logger) {
-	if path == "" || !measured(v.Report) {
+	if path == "" || (!measured(v.Report) && !raced(v.Report)) {
 		return
 	}
 	if err := saveVerdict(path, v); err != nil {

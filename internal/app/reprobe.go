@@ -117,6 +117,7 @@ func (r *reprober) once(ctx context.Context) bool {
 	if err != nil || ctx.Err() != nil {
 		return false
 	}
+	rep = holdBackRacy(rep, r.path, id, r.log)
 	keepVerdict(r.path, storedVerdict{Backend: r.backend.Name, Store: id, ProbedAt: time.Now().UTC(), Report: rep}, r.log)
 	r.app.conditional.record(r.backend.Name, rep)
 	worse, why, ok := worseThanServed(r.modes.Mode(), r.backend.WritesInPlace, rep)

@@ -1,0 +1,104 @@
+package app
+
+import (
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/s3cond/s3cond/internal/config"
+	"github.com/s3cond/s3cond/internal/operation"
+	"github.com/s3cond/s3cond/internal/probe"
+	"github.com/s3cond/s3cond/internal/testservers"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
+)
+
+// namedAtomicStore stands for a store that names itself server (as
+// `weed server -s3` 4.53 sends "SeaweedFS 30GB 4.53") and wins every race
+// the probe runs, as SeaweedFS does in most start-ups (its races are rare).
+func namedAtomicStore(server string) func(http.Handler) http.Handler {
+	return func(inner http.Handler) http.Handler {
+		atomic := testservers.NewAtomicStore(inner)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			atomic.ServeHTTP(&serverNaming{ResponseWriter: w, server: server}, r)
+		})
+	}
+}
+
+// serverNaming sets the Server header as the answer starts: gofakes3 sets
+// its own ("AmazonS3") on the way.
+type serverNaming struct {
+	http.ResponseWriter
+	server string
+}
+
+func (s *serverNaming) WriteHeader(status int) {
+	s.Header().Set("Server", s.server)
+	s.ResponseWriter.WriteHeader(status)
+}
+
+func (s *serverNaming) Write(b []byte) (int, error) {
+	if s.Header().Get("Server") != s.server {
+		s.WriteHeader(http.StatusOK)
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// A store the known-racy table lists (docs/stores.md) leases for the
+// capabilities measured racy on it, on a first start with an empty
+// data_dir, though every race of this start-up went well. The control is
+// TestAutoServesNativeOnAtomicStore: the same store, nameless, is native.
+func TestAutoLeasesOnAStoreKnownRacy(t *testing.T) {
+	_ = wantAutoMode(t, namedAtomicStore("SeaweedFS 30GB 4.53"), config.ConditionalLease, map[string]string{
+		probe.CopyIfNoneMatch: string(probe.Racy), probe.CopyIfMatch: string(probe.Racy),
+		probe.DeleteObjectsETag: string(probe.Racy), probe.PutIfMatch: string(probe.Native),
+	})
+	// versitygw's DeleteObject: no lease-free rule without it.
+	_ = wantAutoMode(t, namedAtomicStore("VERSITYGW"), config.ConditionalLease, map[string]string{
+		probe.DeleteIfMatch: string(probe.Racy), probe.CopyIfMatch: string(probe.Native),
+	})
+}
+
+// A capability a probe once found racy stays racy: a later start that
+// probes the store again (its Server header changed; reprobe_on_start)
+// and wins every race still leases, and keeps the racy finding; only
+// deleting the kept verdict (docs/operations.md) measures it afresh.
+func TestKeptRacyVerdictIsNeverUpgraded(t *testing.T) {
+	endpoint := testservers.StartFaultyStore(t, testservers.NewAtomicStore)
+	dataDir := t.TempDir()
+	path := verdictPath(dataDir, "default")
+	earlier := probe.Report{Capabilities: map[string]probe.Result{}, Recommendation: probe.RecommendLease}
+	for _, name := range probe.AllCapabilities {
+		earlier.Capabilities[name] = probe.Result{Verdict: probe.Native}
+	}
+	earlier.Capabilities[probe.CopyIfMatch] = probe.Result{Verdict: probe.Racy, Raced: "lost the race CopyObject If-Match vs PutObject If-Match: round 37"}
+	if err := saveVerdict(path, storedVerdict{Backend: "default", ProbedAt: time.Now().UTC(), Report: earlier,
+		Store: probe.Identity{Endpoint: endpoint, Bucket: testservers.FaultyStoreBucket, Server: "the store before its upgrade"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, reprobeOnStart := range []bool{false, true} {
+		cfg := faultyBackendConfig(t, endpoint, config.ConditionalAuto)
+		cfg.DataDir, cfg.Backend.ReprobeOnStart = dataDir, reprobeOnStart
+		a := build(t, cfg)
+		if v := metricValue(t, a.Registry, "s3cond_backend_conditional_mode", map[string]string{
+			"backend": "default", "configured": "auto", "mode": "lease",
+		}); v != 1 {
+			t.Errorf("reprobe_on_start %v: not leasing on a store whose copy raced once", reprobeOnStart)
+		}
+		kept, found, err := loadVerdict(path)
+		if err != nil || !found {
+			t.Fatalf("the verdict kept: %v, found %v", err, found)
+		}
+		if r := kept.Report.Capabilities[probe.CopyIfMatch]; r.Verdict != probe.Racy || r.Raced != earlier.Capabilities[probe.CopyIfMatch].Raced {
+			t.Errorf("reprobe_on_start %v: kept copy_if_match %+v; want racy, for its round 37", reprobeOnStart, r)
+		}
+	}
+	// Cleared by the operator: the same store is native.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	cfg := faultyBackendConfig(t, endpoint, config.ConditionalAuto)
+	cfg.DataDir = dataDir
+	a := build(t, cfg)
+	wantRule(t, a, operation.CopyObject, leasedwrite.RuleNative)
+}
