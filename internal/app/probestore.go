@@ -23,11 +23,11 @@ func (a *App) probeStore(ctx context.Context, b config.Backend, opts probe.Optio
 	asking.Timeout = opts.Timeout / 4
 	id, idErr := probe.StoreIdentity(ctx, asking)
 	if idErr != nil {
-		log.Warn().Err(idErr).Str("backend", b.Name).Msg("the store did not say who it is: probing it, and keeping no verdict")
-	}
-	if idErr != nil {
-		// Racy findings kept for this endpoint still hold.
-		id = probe.Identity{Endpoint: opts.Endpoint, Bucket: opts.Bucket}
+		log.Warn().Err(idErr).Str("backend", b.Name).Msg("the store did not say who it is: probing it; its verdict is kept for its racy findings only")
+		// Racy findings of this endpoint and bucket hold, and are kept
+		// (holdBackRacy) under a Server no store sends, so that the report
+		// itself is never reused.
+		id = probe.Identity{Endpoint: opts.Endpoint, Bucket: opts.Bucket, Server: unidentifiedStore}
 	}
 	blog := log.With().Str("backend", b.Name).Logger()
 	if idErr == nil && !b.ReprobeOnStart {
@@ -48,11 +48,15 @@ func (a *App) probeStore(ctx context.Context, b config.Backend, opts probe.Optio
 		return rep, err
 	}
 	rep = holdBackRacy(rep, path, id, blog)
-	if idErr == nil {
+	if idErr == nil || raced(rep) {
 		keepVerdict(path, storedVerdict{Backend: b.Name, Store: id, ProbedAt: time.Now().UTC(), Report: rep}, log)
 	}
 	return rep, nil
 }
+
+// unidentifiedStore is the Server kept for a store that did not say who
+// it is: not a product token (RFC 9110), so no well-formed Server header.
+const unidentifiedStore = "( )"
 
 // keptVerdictFor is the verdict kept at path if it was measured on the
 // store id names.

@@ -1,10 +1,14 @@
 package app
 
 import (
+	"context"
 	"net/http"
 	"os"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/operation"
@@ -101,4 +105,55 @@ func TestKeptRacyVerdictIsNeverUpgraded(t *testing.T) {
 	cfg.DataDir = dataDir
 	a := build(t, cfg)
 	wantRule(t, a, operation.CopyObject, leasedwrite.RuleNative)
+}
+
+// The background re-probe holds a kept racy finding too: a backend served
+// natively whose kept verdict now records a race lost (as a re-probe of
+// another moment would have kept it) is switched to leasing by the next
+// re-probe, though that re-probe wins every race, and the finding stays
+// in the file.
+func TestReprobeHoldsAKeptRacyFinding(t *testing.T) {
+	cfg := faultyBackendConfig(t, testservers.StartFaultyStore(t, testservers.NewAtomicStore), config.ConditionalAuto)
+	cfg.Backend.ReprobeInterval = 20 * time.Millisecond
+	path := verdictPath(cfg.DataDir, "default")
+	// The first re-probe (native, kept) waits in its hook while the test
+	// records the race in the file, so that it cannot write over it.
+	var pauseOnce, downOnce sync.Once
+	paused, resumed, downgraded := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	a, err := buildWith(context.Background(), cfg, zerolog.Nop(), reprobeSettings{raceTime: 200 * time.Millisecond,
+		done: func(switched bool) {
+			pauseOnce.Do(func() { close(paused) })
+			<-resumed
+			if switched {
+				downOnce.Do(func() { close(downgraded) })
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
+	if v := metricValue(t, a.Registry, "s3cond_backend_conditional_mode", map[string]string{"backend": "default", "mode": "native"}); v != 1 {
+		t.Fatal("the atomic store is not served natively at start")
+	}
+	<-paused
+	kept, found, err := loadVerdict(path)
+	if err != nil || !found {
+		t.Fatalf("no verdict kept at start: %v", err)
+	}
+	raced := "lost the race CopyObject If-Match vs PutObject If-Match: round 37"
+	r := kept.Report.Capabilities[probe.CopyIfMatch]
+	r.Verdict, r.Raced = probe.Racy, raced
+	kept.Report.Capabilities[probe.CopyIfMatch] = r
+	if err := saveVerdict(path, kept); err != nil {
+		t.Fatal(err)
+	}
+	close(resumed)
+	select {
+	case <-downgraded:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no re-probe held the kept racy finding")
+	}
+	if now, _, err := loadVerdict(path); err != nil || now.Report.Capabilities[probe.CopyIfMatch].Raced != raced {
+		t.Errorf("after the re-probe the kept copy_if_match is %+v (%v); want its race kept", now.Report.Capabilities[probe.CopyIfMatch], err)
+	}
 }
