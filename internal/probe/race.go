@@ -59,7 +59,11 @@ type raceResult struct {
 func (r raceResult) racy() bool { return r.maxWinners > 1 || r.lost != "" }
 
 func (r raceResult) String() string {
-	s := fmt.Sprintf("%s: %d rounds, writers per round [%s] on 2 connection pools, winners per round [%s]", r.spec, len(r.writers), counts(r.writers), counts(r.winners))
+	rounds := fmt.Sprintf("%d rounds", len(r.writers))
+	if len(r.writers) == 1 {
+		rounds = "1 round"
+	}
+	s := fmt.Sprintf("%s: %s, writers per round [%s] on 2 connection pools, winners per round [%s]", r.spec, rounds, counts(r.writers), counts(r.winners))
 	if r.lost != "" {
 		s += ", " + r.lost
 	}
