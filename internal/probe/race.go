@@ -84,10 +84,10 @@ func (r raceResult) String() string {
 // p = 1/40 (SeaweedFS's copies), 120 rounds miss it 4.8% of the time, 180
 // rounds 1.1%, 400 rounds (DefaultRounds) 0.004%; at versitygw's DeleteObject
 // rate against three PutObjects (61 of 300, p = 0.2), 20 rounds miss it
-// 1.2% of the time. A store local to s3cond races a round in a few
-// milliseconds, so the 2 s of a start-up race reach the cap; one that
-// queues its writers (SeaweedFS: a second a round) races 2 or 3, and
-// misses a 1-in-40 race about 95% of the time. That is why a race lost
+// 1.2% of the time. How many rounds fit the 2 s of a start-up race
+// depends on the store and the machine (versitygw on a loaded testbed: 6
+// to 73); one that queues its writers (SeaweedFS: a second a round) races
+// 1 to 8, and misses a 1-in-40 race about 93% of the time in 3. That is why a race lost
 // once stays lost (HoldBackRaced) and why a store measured racy is held
 // racy from the start (knownracy.go); the background re-probe races
 // longer (internal/app/reprobe.go). The evidence says how many rounds ran.
