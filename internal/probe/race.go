@@ -93,6 +93,10 @@ func (r raceResult) String() string {
 // longer (internal/app/reprobe.go). The evidence says how many rounds ran.
 func (s *store) race(ctx context.Context, spec raceSpec) raceResult {
 	res := raceResult{spec: spec}
+	// A copy's sources are one key per writer for the whole race, written
+	// again each round: hundreds of rounds leave tens of keys to delete,
+	// not thousands.
+	sources := s.key("source-" + spec.subject.slug + "-vs-" + spec.opponent.slug)
 	started := time.Now()
 	var last time.Duration
 	for round := range s.rounds {
@@ -103,7 +107,7 @@ func (s *store) race(ctx context.Context, spec raceSpec) raceResult {
 			}
 		}
 		roundStarted := time.Now()
-		winners, lost, err := s.raceRound(ctx, spec, writers)
+		winners, lost, err := s.raceRound(ctx, spec, writers, sources)
 		if err != nil {
 			res.err = fmt.Errorf("%s: round %d: %w", spec, round, err)
 			return res
@@ -129,8 +133,8 @@ func (s *store) race(ctx context.Context, spec raceSpec) raceResult {
 // raceRound seeds a fresh key (for writers on a version), prepares the
 // writers (spec.writer, each kind on both pools),
 // releases them together and checks what the key holds afterwards.
-func (s *store) raceRound(ctx context.Context, spec raceSpec, writers int) (winners int, lost string, err error) {
-	rd := raceRound{key: s.key("race-" + spec.subject.slug + "-vs-" + spec.opponent.slug)}
+func (s *store) raceRound(ctx context.Context, spec raceSpec, writers int, sources string) (winners int, lost string, err error) {
+	rd := raceRound{key: s.key("race-" + spec.subject.slug + "-vs-" + spec.opponent.slug), sources: sources}
 	if spec.subject.onVersion {
 		if rd.etag, err = s.seed(ctx, rd.key, versionZero(rd.key)); err != nil {
 			return 0, "", err

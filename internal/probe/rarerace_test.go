@@ -28,3 +28,28 @@ func TestProbeRacesEnoughRoundsForARareRace(t *testing.T) {
 	}
 	wantVerdicts(t, rep, map[string]Verdict{PutIfMatch: Native, DeleteObjectsETag: Native})
 }
+
+// Hundreds of rounds must not leave thousands of keys for cleanup (whose
+// bound is 20 s at most): a copy race writes one source key per writer
+// for the whole race, not one per writer and round.
+func TestCopyRaceReusesItsSourceKeys(t *testing.T) {
+	opts := startFake(t, testservers.NewAtomicStore)
+	opts.Writers, opts.Rounds, opts.RaceTime = 4, 10, time.Minute
+	s := newStore(opts.withDefaults())
+	defer s.close()
+	res := s.race(t.Context(), raceSpec{copyRacer(true), putRacer(true, "")})
+	if res.err != nil || len(res.writers) != 10 {
+		t.Fatalf("%s (%v): want 10 rounds", res, res.err)
+	}
+	var sources int
+	for key := range s.written.keys {
+		if strings.Contains(key, "/source-") {
+			sources++
+		}
+	}
+	// The even writers of a round copy (raceSpec.writer alternates).
+	if sources > opts.Writers {
+		t.Errorf("%d source keys written for 10 rounds, want at most %d (one per writer)", sources, opts.Writers)
+	}
+	s.cleanup(t.Context())
+}
