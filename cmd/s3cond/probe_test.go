@@ -63,3 +63,31 @@ func TestCheckConfigShowsTheStartupProbe(t *testing.T) {
 		}
 	}
 }
+
+// The probe command applies the known-racy table as serve does: a store
+// naming itself SeaweedFS is racy for the capabilities measured racy on
+// it, though every race of this run went well; the same store, nameless,
+// is native for them.
+func TestProbeAppliesTheKnownRacyTable(t *testing.T) {
+	for _, tc := range []struct {
+		server, want string
+	}{{"SeaweedFS 30GB 4.53", "racy"}, {"", "native"}} {
+		store := testservers.NewAtomicStore
+		if tc.server != "" {
+			store = testservers.NamedStore(tc.server, testservers.NewAtomicStore)
+		}
+		endpoint := testservers.StartFaultyStore(t, store)
+		out, err := runCmd(t, nil, "probe", "--json", "--endpoint", endpoint, "--access-key-id", "k", "--secret-access-key", "s",
+			"--bucket", testservers.FaultyStoreBucket, "--writers", "2", "--rounds", "1")
+		if err != nil {
+			t.Fatalf("probe: %v", err)
+		}
+		var rep struct{ Capabilities map[string]struct{ Verdict string } }
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("probe --json: %v\n%s", err, out)
+		}
+		if got := rep.Capabilities["copy_if_match"].Verdict; got != tc.want {
+			t.Errorf("Server %q: copy_if_match %q, want %q\n%s", tc.server, got, tc.want, out)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"sync"
 	"testing"
@@ -17,48 +16,17 @@ import (
 	"github.com/s3cond/s3cond/proxy/leasedwrite"
 )
 
-// namedAtomicStore stands for a store that names itself server (as
-// `weed server -s3` 4.53 sends "SeaweedFS 30GB 4.53") and wins every race
-// the probe runs, as SeaweedFS does in most start-ups (its races are rare).
-func namedAtomicStore(server string) func(http.Handler) http.Handler {
-	return func(inner http.Handler) http.Handler {
-		atomic := testservers.NewAtomicStore(inner)
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			atomic.ServeHTTP(&serverNaming{ResponseWriter: w, server: server}, r)
-		})
-	}
-}
-
-// serverNaming sets the Server header as the answer starts: gofakes3 sets
-// its own ("AmazonS3") on the way.
-type serverNaming struct {
-	http.ResponseWriter
-	server string
-}
-
-func (s *serverNaming) WriteHeader(status int) {
-	s.Header().Set("Server", s.server)
-	s.ResponseWriter.WriteHeader(status)
-}
-
-func (s *serverNaming) Write(b []byte) (int, error) {
-	if s.Header().Get("Server") != s.server {
-		s.WriteHeader(http.StatusOK)
-	}
-	return s.ResponseWriter.Write(b)
-}
-
 // A store the known-racy table lists (docs/stores.md) leases for the
 // capabilities measured racy on it, on a first start with an empty
 // data_dir, though every race of this start-up went well. The control is
 // TestAutoServesNativeOnAtomicStore: the same store, nameless, is native.
 func TestAutoLeasesOnAStoreKnownRacy(t *testing.T) {
-	_ = wantAutoMode(t, namedAtomicStore("SeaweedFS 30GB 4.53"), config.ConditionalLease, map[string]string{
+	_ = wantAutoMode(t, testservers.NamedStore("SeaweedFS 30GB 4.53", testservers.NewAtomicStore), config.ConditionalLease, map[string]string{
 		probe.CopyIfNoneMatch: string(probe.Racy), probe.CopyIfMatch: string(probe.Racy),
 		probe.DeleteObjectsETag: string(probe.Racy), probe.PutIfMatch: string(probe.Native),
 	})
 	// versitygw's DeleteObject: no lease-free rule without it.
-	_ = wantAutoMode(t, namedAtomicStore("VERSITYGW"), config.ConditionalLease, map[string]string{
+	_ = wantAutoMode(t, testservers.NamedStore("VERSITYGW", testservers.NewAtomicStore), config.ConditionalLease, map[string]string{
 		probe.DeleteIfMatch: string(probe.Racy), probe.CopyIfMatch: string(probe.Native),
 	})
 }
