@@ -87,6 +87,7 @@ type Verifier struct {
 	// of the generic AWS suite set it to "service".
 	service string
 	keys    signingKeyCache
+	dates   amzDateCache
 }
 
 // NewVerifier returns a Verifier for the given client credentials and region.
@@ -185,7 +186,7 @@ func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Req
 	if perr != nil {
 		return nil, perr
 	}
-	amzDate, rawDate, perr := requestDate(r.Header)
+	amzDate, rawDate, perr := v.requestDate(r.Header)
 	if perr != nil {
 		return nil, perr
 	}
@@ -352,7 +353,7 @@ func (v *Verifier) checkScope(c credentialScope, amzDate time.Time, malformed fu
 	}
 	// The request's day formatted on the stack: no allocation when it matches.
 	var day [len(scopeDateLayout)]byte
-	if want := amzDate.UTC().AppendFormat(day[:0], scopeDateLayout); c.date != string(want) {
+	if want := appendScopeDay(day[:0], amzDate); c.date != string(want) {
 		if _, err := time.Parse(scopeDateLayout, c.date); err != nil || len(c.date) != len(scopeDateLayout) {
 			return malformed(`incorrect date format "` + c.date + `". This date in the credential must be in the format "yyyyMMdd".`)
 		}
@@ -439,9 +440,9 @@ const headerContentSHA256Lower = "x-amz-content-sha256"
 
 // requestDate reads X-Amz-Date, or Date when X-Amz-Date is absent, and also
 // returns the value as sent for error messages.
-func requestDate(h http.Header) (time.Time, string, *s3err.Error) {
+func (v *Verifier) requestDate(h http.Header) (time.Time, string, *s3err.Error) {
 	if raw := h.Get(headerAmzDate); raw != "" {
-		t, err := time.Parse(amzDateLayout, raw)
+		t, err := v.dates.parse(raw)
 		if err != nil {
 			return time.Time{}, raw, errNoValidDate()
 		}
