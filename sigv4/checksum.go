@@ -33,6 +33,10 @@ var castagnoliTable = crc32.MakeTable(crc32.Castagnoli)
 // TestCRC64NVMEMatchesHashCRC64 holds it to hash/crc64's answers.
 func NewCRC64NVME() hash.Hash64 { return crc64nvme.New() }
 
+// UpdateCRC64NVME is NewCRC64NVME's Write on a bare state (0 to start):
+// no allocation for a checksum kept in a larger struct.
+func UpdateCRC64NVME(crc uint64, p []byte) uint64 { return crc64nvme.Update(crc, p) }
+
 // checksumAlgorithm is one x-amz-checksum-* algorithm that S3 accepts.
 type checksumAlgorithm struct {
 	header string // lower-case header or trailer name, e.g. "x-amz-checksum-crc32"

@@ -40,6 +40,15 @@ func TestCRC64NVMEMatchesHashCRC64(t *testing.T) {
 		if got := split.Sum64(); got != want {
 			t.Fatalf("length %d at offset %d: split writes give %x, hash/crc64 %x", length, offset, got, want)
 		}
+		var state uint64
+		for rest := input; len(rest) > 0; {
+			n := 1 + rng.IntN(len(rest))
+			state = UpdateCRC64NVME(state, rest[:n])
+			rest = rest[n:]
+		}
+		if state != want {
+			t.Fatalf("length %d at offset %d: UpdateCRC64NVME gives %x, hash/crc64 %x", length, offset, state, want)
+		}
 	}
 	big := bytes.Repeat(data, 300) // 1.5 MB: the long-run path
 	h := NewCRC64NVME()
