@@ -380,7 +380,7 @@ func presignDateMismatch(scopeDate, requestDate string) string {
 // signed request could be replayed against any other endpoint. S3 answers
 // this with 403 AccessDenied naming the unsigned header.
 func requireSignedHost(fields authFields) *s3err.Error {
-	for _, name := range fields.headerNames {
+	for name := range fields.names() {
 		if name == "host" {
 			return nil
 		}
