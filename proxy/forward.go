@@ -169,7 +169,8 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 	if ctx == nil {
 		ctx = c.r.Context()
 	}
-	u := c.backend.URL(c.target.Bucket, c.target.RawKey, c.query.raw)
+	u := c.newBackendURL()
+	c.backend.setURL(u, c.target.Bucket, c.target.RawKey, c.query.raw)
 	// A literal rather than http.NewRequestWithContext, which would parse a
 	// URL only to have it replaced (two allocations per request).
 	req := (&http.Request{

@@ -214,6 +214,21 @@ type call struct {
 	// configBody is a configuration body as checkConfiguration read and
 	// checked it (configbody.go): what is forwarded.
 	configBody []byte
+	// backendURL is the URL of the call's first outbound request, in the
+	// call's own allocation (newBackendURL).
+	backendURL     url.URL
+	backendURLUsed bool
+}
+
+// newBackendURL is storage for an outbound request's URL: the call's own
+// for its first request (a plain forward makes one), a new one for any
+// after it, which may be in flight while the first still is.
+func (c *call) newBackendURL() *url.URL {
+	if c.backendURLUsed {
+		return new(url.URL)
+	}
+	c.backendURLUsed = true
+	return &c.backendURL
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
