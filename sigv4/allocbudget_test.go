@@ -39,6 +39,24 @@ func TestAllocBudgetVerifyHeaderSignedGet(t *testing.T) {
 	})
 }
 
+// TestAllocBudgetVerifyIntoHeaderSignedGet: with storage of the caller's
+// (the proxy's request state) verifying allocates nothing at all, and the
+// result is that storage.
+func TestAllocBudgetVerifyIntoHeaderSignedGet(t *testing.T) {
+	r := signedRequest(t, "GET", "/bucket/some/key.txt", "", signOptions{payloadHash: EmptyPayloadHash})
+	v := testVerifier()
+	var into Request
+	assertAllocBudget(t, 0, func() {
+		got, err := v.VerifyInto(r, &into)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != &into || got.Body != &into.body {
+			t.Fatal("VerifyInto did not answer in the storage it was given")
+		}
+	})
+}
+
 // TestAllocBudgetVerifyHeaderSignedGetWithQuery: a header-signed request's
 // query is neither decoded into a map nor canonicalised through strings.
 func TestAllocBudgetVerifyHeaderSignedGetWithQuery(t *testing.T) {

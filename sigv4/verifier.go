@@ -113,15 +113,23 @@ type Request struct {
 // Verify authenticates r (header auth or presigned URL) and returns the
 // verifying body. It never reads the body itself. Errors are *s3err.Error.
 func (v *Verifier) Verify(r *http.Request) (*Request, error) {
+	return v.VerifyInto(r, nil)
+}
+
+// VerifyInto is Verify with a header-signed request's result in dst, when
+// not nil: storage of the caller's (the proxy's request state), which
+// spares an allocation on the common path; other kinds of request, and a
+// nil dst, get a Request of their own.
+func (v *Verifier) VerifyInto(r *http.Request, dst *Request) (*Request, error) {
 	// A nil *s3err.Error must not become a non-nil error interface.
-	req, err := v.verify(r)
+	req, err := v.verify(r, dst)
 	if err != nil {
 		return nil, err
 	}
 	return req, nil
 }
 
-func (v *Verifier) verify(r *http.Request) (*Request, *s3err.Error) {
+func (v *Verifier) verify(r *http.Request, dst *Request) (*Request, *s3err.Error) {
 	authorization, hasHeader := r.Header[headerAuthorization]
 	var query url.Values
 	if !hasHeader || v.SignatureV2 || mayNameParam(r.URL.RawQuery, queryAlgorithm) {
@@ -144,7 +152,7 @@ func (v *Verifier) verify(r *http.Request) (*Request, *s3err.Error) {
 		if len(authorization) != 1 {
 			return nil, headerMalformed("the request carries more than one Authorization header.")
 		}
-		return v.verifyHeaderAuth(r, authorization[0])
+		return v.verifyHeaderAuth(r, authorization[0], dst)
 	case presigned:
 		return v.verifyPresigned(r, query)
 	case query.Has("AWSAccessKeyId") && query.Has("Signature"):
@@ -181,7 +189,7 @@ func (v *Verifier) anonymous(r *http.Request) (*Request, *s3err.Error) {
 	return req, nil
 }
 
-func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Request, *s3err.Error) {
+func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string, dst *Request) (*Request, *s3err.Error) {
 	fields, perr := parseAuthorization(authorization)
 	if perr != nil {
 		return nil, perr
@@ -225,7 +233,7 @@ func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Req
 	if perr := checkSignature(r, fields, payloadHash, amzDate, key, false); perr != nil {
 		return nil, perr
 	}
-	return v.authenticated(r, fields, amzDate, key, mode, digest, false)
+	return v.authenticated(r, fields, amzDate, key, mode, digest, false, dst)
 }
 
 func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (*Request, *s3err.Error) {
@@ -277,11 +285,12 @@ func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (
 	if perr := checkSignature(r, fields.authFields, payloadHash, fields.amzDate, key, true); perr != nil {
 		return nil, perr
 	}
-	return v.authenticated(r, fields.authFields, fields.amzDate, key, mode, digest, true)
+	return v.authenticated(r, fields.authFields, fields.amzDate, key, mode, digest, true, nil)
 }
 
-// authenticated wraps the body of a request whose signature held.
-func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key *signingKey, mode PayloadMode, digest string, presigned bool) (*Request, *s3err.Error) {
+// authenticated wraps the body of a request whose signature held, in dst
+// if not nil.
+func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key *signingKey, mode PayloadMode, digest string, presigned bool, dst *Request) (*Request, *s3err.Error) {
 	var chunk *ChunkSigning
 	if mode.isSignedStreaming() {
 		chunk = &ChunkSigning{
@@ -291,7 +300,11 @@ func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate tim
 			SeedSignature: fields.signature,
 		}
 	}
-	req := &Request{
+	req := dst
+	if req == nil {
+		req = new(Request)
+	}
+	*req = Request{
 		AccessKeyID: fields.credential.accessKeyID,
 		Presigned:   presigned,
 		Mode:        mode,
