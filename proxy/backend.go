@@ -103,7 +103,14 @@ func checkBackendBucket(b *Backend, bucket string) error {
 // URL builds the backend URL for bucket (client name) and rawKey (escaped as
 // the client sent it), with rawQuery kept byte for byte.
 func (b *Backend) URL(bucket, rawKey, rawQuery string) *url.URL {
-	u := *b.Endpoint
+	u := new(url.URL)
+	b.setURL(u, bucket, rawKey, rawQuery)
+	return u
+}
+
+// setURL is URL into u, storage of the caller's (call.backendURL).
+func (b *Backend) setURL(u *url.URL, bucket, rawKey, rawQuery string) {
+	*u = *b.Endpoint
 	base := strings.TrimSuffix(u.EscapedPath(), "/")
 	var rawPath string
 	switch {
@@ -121,7 +128,6 @@ func (b *Backend) URL(bucket, rawKey, rawQuery string) *url.URL {
 	// rawKey was checked to unescape when the request was routed.
 	u.Path, _ = url.PathUnescape(rawPath)
 	u.RawQuery = rawQuery
-	return &u
 }
 
 // newRequest is a bodiless request of s3cond's own to the backend (a

@@ -172,7 +172,8 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 	if ctx == nil {
 		ctx = c.r.Context()
 	}
-	u := c.backend.URL(c.target.Bucket, c.target.RawKey, c.query.raw)
+	u := c.newBackendURL()
+	c.backend.setURL(u, c.target.Bucket, c.target.RawKey, c.query.raw)
 	// A literal rather than http.NewRequestWithContext, which would parse a
 	// URL only to have it replaced (two allocations per request).
 	req := (&http.Request{
@@ -230,12 +231,9 @@ func (p *Proxy) outboundRequest(c *call, spec forwardSpec) (*http.Request, *hold
 		// allocation it makes anyway.
 	case framesBody(c, spec, req.Header):
 		body := newFramedOutboundBody(spec.body, spec.length, c.info, spec.guard.BeforeFinalByte)
-		hb, req.Body = &body.holdbackReader, body
-		for name, values := range framedHeader(spec.length) {
-			req.Header[name] = values
-		}
+		hb, req.Body = &body.holdbackReader, &body.outboundBody
+		setFramedHeader(req.Header, spec.length, &body.headerValues)
 		req.ContentLength = framedLength(spec.length)
-		req.Header.Set("X-Amz-Content-Sha256", streamingUnsignedTrailer)
 	default:
 		body := newOutboundBody(spec.body, c.info, spec.guard.BeforeFinalByte)
 		hb, req.Body = &body.holdbackReader, body
@@ -278,12 +276,22 @@ func newOutboundBody(verified io.Reader, info *requestInfo, gate func() error) *
 	return b
 }
 
+// framedOutboundBody is an outboundBody whose source is the framed body,
+// with the framing's header values, all in one allocation (five, and
+// seven more for the header and the trailer, before).
+type framedOutboundBody struct {
+	outboundBody
+	framed       framedBody
+	headerValues [4]string
+}
+
 // newFramedOutboundBody is newOutboundBody with the verified body framed
 // (framedBody): the gate runs before the final chunk, and the hold-back
 // still withholds the stream's last byte until the frame ended cleanly.
-func newFramedOutboundBody(verified io.Reader, length int64, info *requestInfo, gate func() error) *outboundBody {
-	b := &outboundBody{counter: countingReader{r: verified, info: info}}
-	b.src = newFramedBody(&b.counter, length, gate)
+func newFramedOutboundBody(verified io.Reader, length int64, info *requestInfo, gate func() error) *framedOutboundBody {
+	b := &framedOutboundBody{outboundBody: outboundBody{counter: countingReader{r: verified, info: info}}}
+	initFramedBody(&b.framed, &b.counter, length, gate)
+	b.src = &b.framed
 	return b
 }
 

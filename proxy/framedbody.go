@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"hash"
 	"hash/crc64"
 	"io"
 	"net/http"
@@ -36,17 +35,22 @@ const framedTrailer = "x-amz-checksum-crc64nvme"
 type framedBody struct {
 	src       io.Reader
 	gate      func() error
-	chunkLeft int64 // data bytes left in the current chunk
-	remaining int64 // payload bytes not yet passed on
-	crc       hash.Hash64
+	chunkLeft int64  // data bytes left in the current chunk
+	remaining int64  // payload bytes not yet passed on
+	crc       uint64 // CRC64NVME of the payload passed on so far
 	pending   []byte // framing bytes waiting to be read
 	done      bool   // the final chunk is queued
 	failure   error  // why the trailer is wrong; returned after it
+	// framing holds pending's bytes: a chunk header, a chunk's CRLF or the
+	// final chunk with its trailer (44 bytes), each queued only once the
+	// one before was read, so a small PUT frames without an allocation.
+	framing [64]byte
 }
 
-// newFramedBody frames length (> 0) verified bytes of src.
-func newFramedBody(src io.Reader, length int64, gate func() error) *framedBody {
-	return &framedBody{src: src, gate: gate, remaining: length, crc: sigv4.NewCRC64NVME()}
+// initFramedBody frames length (> 0) verified bytes of src into f, which
+// may live inside a larger allocation (outboundBody).
+func initFramedBody(f *framedBody, src io.Reader, length int64, gate func() error) {
+	*f = framedBody{src: src, gate: gate, remaining: length}
 }
 
 // framedLength is the size of the stream framedBody writes for length
@@ -62,14 +66,16 @@ func framedLength(length int64) int64 {
 	return total + int64(len("0\r\n")) + int64(len(framedTrailer)+1) + crcWidth + 2 + 2
 }
 
-// framedHeader is what the store needs to read a framed body of length
-// decoded bytes (framesBody leaves a body with a Content-Encoding unframed).
-func framedHeader(length int64) http.Header {
-	return http.Header{
-		"Content-Encoding":             {"aws-chunked"},
-		"X-Amz-Decoded-Content-Length": {strconv.FormatInt(length, 10)},
-		"X-Amz-Trailer":                {framedTrailer},
-	}
+// setFramedHeader sets what the store needs to read a framed body of
+// length decoded bytes (framesBody leaves a body with a Content-Encoding
+// unframed), its values in values (one array for the four, in the
+// request's own outbound body, not a map and a slice each).
+func setFramedHeader(h http.Header, length int64, values *[4]string) {
+	*values = [4]string{"aws-chunked", strconv.FormatInt(length, 10), framedTrailer, streamingUnsignedTrailer}
+	h["Content-Encoding"] = values[0:1:1]
+	h["X-Amz-Decoded-Content-Length"] = values[1:2:2]
+	h["X-Amz-Trailer"] = values[2:3:3]
+	h["X-Amz-Content-Sha256"] = values[3:4:4]
 }
 
 func (f *framedBody) Read(p []byte) (int, error) {
@@ -83,7 +89,7 @@ func (f *framedBody) Read(p []byte) (int, error) {
 			return f.readData(p)
 		case f.remaining > 0:
 			f.chunkLeft = min(trailerChunkSize, f.remaining)
-			f.pending = append(strconv.AppendInt(nil, f.chunkLeft, 16), '\r', '\n')
+			f.pending = append(strconv.AppendInt(f.framing[:0], f.chunkLeft, 16), '\r', '\n')
 		default:
 			if err := f.finish(); err != nil {
 				return 0, err
@@ -100,11 +106,11 @@ func (f *framedBody) readData(p []byte) (int, error) {
 		p = p[:f.chunkLeft]
 	}
 	n, err := f.src.Read(p)
-	f.crc.Write(p[:n])
+	f.crc = sigv4.UpdateCRC64NVME(f.crc, p[:n])
 	f.chunkLeft -= int64(n)
 	f.remaining -= int64(n)
 	if f.chunkLeft == 0 && n > 0 {
-		f.pending = []byte("\r\n")
+		f.pending = append(f.framing[:0], "\r\n"...)
 	}
 	if err == io.EOF {
 		// Shorter than its verified length: never end the stream.
@@ -133,13 +139,14 @@ func (f *framedBody) finish() error {
 	case f.gate != nil:
 		f.failure = f.gate()
 	}
-	sum := f.crc.Sum64()
+	sum := f.crc
 	if f.failure != nil {
 		sum = ^sum
 	}
 	var raw [crc64.Size]byte
 	binary.BigEndian.PutUint64(raw[:], sum)
-	final := append([]byte("0\r\n"+framedTrailer+":"), base64.StdEncoding.EncodeToString(raw[:])...)
+	final := append(f.framing[:0], "0\r\n"+framedTrailer+":"...)
+	final = base64.StdEncoding.AppendEncode(final, raw[:])
 	f.pending = append(final, "\r\n\r\n"...)
 	f.done = true
 	return nil

@@ -258,3 +258,11 @@ func TestUnconditionalTamperedPutIsNeverAFinishedFrame(t *testing.T) {
 		t.Fatalf("the store saw %d framed requests, %d of them refusable; want 1 and 1", framed, acceptable)
 	}
 }
+
+// newFramedBody frames length verified bytes of src in an allocation of
+// its own (forward.go embeds it in the outbound body).
+func newFramedBody(src io.Reader, length int64, gate func() error) *framedBody {
+	f := new(framedBody)
+	initFramedBody(f, src, length, gate)
+	return f
+}

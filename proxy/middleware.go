@@ -10,6 +10,7 @@ import (
 
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/s3err"
+	"github.com/s3cond/s3cond/sigv4"
 )
 
 type ctxKey int
@@ -30,6 +31,8 @@ type requestState struct {
 	idValue [1]string
 	// call is serveS3's record of the request.
 	call call
+	// verified is what the verifier learned (call.verified points here).
+	verified sigv4.Request
 }
 
 // Value answers requestStateKey with the state itself (a pointer: putting a
@@ -91,7 +94,7 @@ func newCall(w http.ResponseWriter, r *http.Request) *call {
 	if s == nil {
 		return &call{w: w, r: r, info: &requestInfo{}, op: operation.Refused}
 	}
-	s.call = call{w: w, r: r, id: s.id, info: &s.info, op: operation.Refused}
+	s.call = call{w: w, r: r, id: s.id, info: &s.info, op: operation.Refused, verified: &s.verified}
 	return &s.call
 }
 

@@ -221,6 +221,38 @@ type call struct {
 	// copyAnswer is a leased CopyObject's answer as relayed, for its
 	// receipt (receipt.go); nil when none is kept.
 	copyAnswer *capturedAnswer
+	// backendURL is the URL of the call's first outbound request, in the
+	// call's own allocation (newBackendURL).
+	backendURL     url.URL
+	backendURLUsed bool
+	// verified is storage for auth, in the request state, for a verifier
+	// that fills the caller's (intoAuthenticator); nil without a state.
+	verified *sigv4.Request
+}
+
+// intoAuthenticator is an Authenticator that can put its result in
+// storage of the caller's: *sigv4.Verifier, whose Request then lives in
+// the call's allocation instead of one of its own.
+type intoAuthenticator interface {
+	VerifyInto(r *http.Request, dst *sigv4.Request) (*sigv4.Request, error)
+}
+
+func (p *Proxy) verify(c *call) (*sigv4.Request, error) {
+	if into, ok := p.auth.(intoAuthenticator); ok {
+		return into.VerifyInto(c.r, c.verified)
+	}
+	return p.auth.Verify(c.r)
+}
+
+// newBackendURL is storage for an outbound request's URL: the call's own
+// for its first request (a plain forward makes one), a new one for any
+// after it, which may be in flight while the first still is.
+func (c *call) newBackendURL() *url.URL {
+	if c.backendURLUsed {
+		return new(url.URL)
+	}
+	c.backendURLUsed = true
+	return &c.backendURL
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
@@ -264,7 +296,7 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 
 	unlimited := r.Body
 	p.limitBodyIdle(c)
-	auth, err := p.auth.Verify(r)
+	auth, err := p.verify(c)
 	if err == nil && !auth.Anonymous {
 		p.leaveUnauthenticated(c)
 		frontconn.Authenticated(r.Context())

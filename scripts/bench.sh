@@ -2,7 +2,8 @@
 # Benchmarks s3cond in front of versitygw against versitygw directly, then
 # nginx as a pure pass-through in front of the same versitygw (the anchor a
 # user would compare s3cond with), then a bare TCP relay (the cost of the
-# extra hop alone), measures s3cond's peak memory during a 1 GiB PUT and GET,
+# extra hop alone), then Go's own reverse proxy on small requests (what Go's
+# HTTP stacks cost without s3cond's work), measures s3cond's peak memory during a 1 GiB PUT and GET,
 # checks the performance targets, and writes the results to docs/performance.md.
 #
 #   scripts/bench.sh            full run (about 10 minutes on 2 cores)
@@ -91,6 +92,7 @@ if ((quick)); then
 	duration=3s
 	rounds=1
 	object_workloads="get-4k:1,put-4k:1,get-4k:8,put-4k:8,get-1m:4,put-1m:4,get-64m:2,put-64m:2"
+	small_workloads="get-4k:8,put-4k:8"
 	workloads="get-4k:1,put-4k:1,get-4k:8,put-4k:8,cond-create:8,cond-cas:8,hot-cas:8,get-1m:4,put-1m:4,get-64m:2,put-64m:2,list:4"
 	rss_size=256m
 	rss_label="256 MiB"
@@ -103,6 +105,9 @@ else
 	# 4 KiB with one worker too: the latency s3cond adds by itself, where
 	# with 16 workers the shared cores queue every process's work.
 	object_workloads="get-4k:1,put-4k:1,get-4k:16,put-4k:16,get-1m:8,put-1m:8,get-64m:4,put-64m:4"
+	# Small requests only through Go's own reverse proxy: per-request cost
+	# is what it is there to show.
+	small_workloads="get-4k:1,put-4k:1,get-4k:16,put-4k:16"
 	# Conditional creates are judged against unconditional PUTs through
 	# s3cond: the two run back to back, so that the machine's drift over
 	# minutes (this is a shared virtual machine) does not come between them.
@@ -142,6 +147,17 @@ relay_pid=$!
 started_pids+=("$relay_pid")
 wait_listening "$relay_port" "$relay_pid" relay
 relay_url="http://127.0.0.1:$relay_port"
+
+# Go's own reverse proxy (net/http's server, httputil.ReverseProxy) with no
+# logic of its own: what Go's two HTTP stacks and runtime cost per small
+# request, the floor of any proxy built on them, s3cond included.
+http_relay_port=$(free_port)
+"$work/bin/s3cond-bench" relay --http --listen "127.0.0.1:$http_relay_port" --to "127.0.0.1:$backend_port" \
+	>"$work/http-relay.log" 2>&1 &
+http_relay_pid=$!
+started_pids+=("$http_relay_pid")
+wait_listening "$http_relay_port" "$http_relay_pid" http-relay
+http_relay_url="http://127.0.0.1:$http_relay_port"
 
 # nginx as a pure pass-through: a keep-alive upstream, HTTP/1.1 to it,
 # buffering on (its default), no auth, no access log. The client's Host is
@@ -239,6 +255,12 @@ run_bench --endpoint "$relay_url" --access-key "$backend_key" --secret-key "$bac
 	--rss-pid "$relay_pid" --compare "$backend_url" --compare-label direct --compare-rss-pid "$backend_pid" \
 	--bucket s3cond-bench --workload "$object_workloads" --duration "$duration" --rounds "$rounds" \
 	--json "$work/relay.json" --markdown "$work/relay.md"
+
+echo "Go's floor: $small_workloads via net/http's reverse proxy, $rounds round(s) of $duration per endpoint" >&2
+run_bench --endpoint "$http_relay_url" --access-key "$backend_key" --secret-key "$backend_secret" --label go-http-relay \
+	--rss-pid "$http_relay_pid" --compare "$backend_url" --compare-label direct --compare-rss-pid "$backend_pid" \
+	--bucket s3cond-bench --workload "$small_workloads" --duration "$duration" --rounds "$rounds" \
+	--json "$work/http-relay.json" --markdown "$work/http-relay.md"
 
 echo "peak memory of $measured_name: one $rss_label PUT and one $rss_label GET" >&2
 run_bench "${primary[@]}" --bucket s3cond-bench --workload "put-$rss_size:1,get-$rss_size:1" --ops 1 \
@@ -339,6 +361,18 @@ mkdir -p "$(dirname "$output")"
 	echo "ratio = ops/s via the relay ÷ ops/s direct; CPU per op as above, the relay's own on its rows."
 	echo
 	cat "$work/relay.md"
+	echo
+	echo "## Go's floor: net/http's reverse proxy against versitygw directly"
+	echo
+	echo "\`s3cond-bench relay --http\` is Go's own reverse proxy (net/http's server in front of"
+	echo "httputil.ReverseProxy over a keep-alive transport) with no logic of its own: no signature checked"
+	echo "or made, the client's Host passed on, as nginx above. It is what Go's two HTTP stacks and its runtime"
+	echo "cost per request, the floor of any proxy built on them: the difference between its CPU per op and"
+	echo "s3cond's is s3cond's own work (verifying, re-signing, checking), the difference between it and"
+	echo "nginx's is the language's. Same rounds and duration as above, small objects only;"
+	echo "ratio = ops/s via the Go relay ÷ ops/s direct; CPU per op as above, the Go relay's own on its rows."
+	echo
+	cat "$work/http-relay.md"
 	echo
 	echo "## Peak memory during a $rss_label PUT and GET"
 	echo

@@ -1,6 +1,7 @@
 package sigv4
 
 import (
+	"iter"
 	"net/url"
 	"strconv"
 	"strings"
@@ -27,10 +28,12 @@ func (c credentialScope) scope() string {
 // header or from the presigned-URL query.
 type authFields struct {
 	credential    credentialScope
-	signedHeaders string   // verbatim, for the canonical request's signed-headers line
-	headerNames   []string // signedHeaders split on ';', lowercased
+	signedHeaders string // verbatim, for the canonical request's signed-headers line
 	signature     string
 }
+
+// names yields the signed header names, lower-cased, in the client's order.
+func (f authFields) names() iter.Seq[string] { return signedHeaderNames(f.signedHeaders) }
 
 // presignFields adds the presigned-URL-only parameters.
 type presignFields struct {
@@ -122,7 +125,7 @@ func parseAuthorization(value string) (authFields, *s3err.Error) {
 			if haveSignedHeaders {
 				return authFields{}, malformedComponent(component)
 			}
-			fields.signedHeaders, fields.headerNames = val, splitSignedHeaders(val)
+			fields.signedHeaders = val
 			haveSignedHeaders = true
 		case "Signature":
 			if haveSignature {
@@ -138,7 +141,7 @@ func parseAuthorization(value string) (authFields, *s3err.Error) {
 		return authFields{}, headerMalformed("the authorization header requires three components: Credential, SignedHeaders, and Signature.")
 	case !haveCredential:
 		return authFields{}, headerMalformed("missing Credential.")
-	case !haveSignedHeaders || len(fields.headerNames) == 0:
+	case !haveSignedHeaders || !hasName(fields.names()):
 		return authFields{}, headerMalformed("missing SignedHeaders.")
 	case !haveSignature || fields.signature == "":
 		return authFields{}, headerMalformed("missing Signature.")
@@ -177,7 +180,7 @@ func parseCredential(value string) (credentialScope, bool) {
 
 // signs reports whether the signature covers the header name (any case).
 func (f authFields) signs(name string) bool {
-	for _, signed := range f.headerNames {
+	for signed := range f.names() {
 		if strings.EqualFold(signed, name) {
 			return true
 		}
@@ -185,14 +188,27 @@ func (f authFields) signs(name string) bool {
 	return false
 }
 
-func splitSignedHeaders(value string) []string {
-	names := make([]string, 0, strings.Count(value, ";")+1)
-	for name := range strings.SplitSeq(value, ";") {
-		if name = strings.TrimSpace(name); name != "" {
-			names = append(names, strings.ToLower(name))
+// signedHeaderNames yields the names of a SignedHeaders value split on
+// ';', trimmed and lower-cased, empty ones skipped. It splits as it goes:
+// a slice of the names was one allocation per request (issue 35 item 7),
+// and ToLower allocates only for a name not already in lower case, as
+// clients send them.
+func signedHeaderNames(value string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for name := range strings.SplitSeq(value, ";") {
+			if name = strings.TrimSpace(name); name != "" && !yield(strings.ToLower(name)) {
+				return
+			}
 		}
 	}
-	return names
+}
+
+// hasName reports whether names yields any.
+func hasName(names iter.Seq[string]) bool {
+	for range names {
+		return true
+	}
+	return false
 }
 
 // isPresigned reports whether the query carries presigned-URL authentication.
@@ -219,7 +235,6 @@ func parsePresignQuery(query url.Values) (presignFields, *s3err.Error) {
 	}
 	fields.credential = cred
 	fields.signedHeaders = query.Get(querySignedHeaders)
-	fields.headerNames = splitSignedHeaders(fields.signedHeaders)
 	fields.signature = query.Get(querySignature)
 
 	amzDate, err := time.Parse(amzDateLayout, query.Get(queryDate))

@@ -25,8 +25,7 @@ type canonicalInput struct {
 	host          string
 	contentLength int64    // r.ContentLength; Go keeps it out of Header on client requests
 	transferCodes []string // r.TransferEncoding; Go's server moves it out of Header
-	signedHeaders string   // verbatim signed-headers line
-	headerNames   []string // lowercased names from signedHeaders, in the client's order
+	signedHeaders string   // verbatim signed-headers line; signedHeaderNames splits it
 	payloadHash   string
 }
 
@@ -46,7 +45,6 @@ func newCanonicalInput(r *http.Request, fields authFields, payloadHash string, p
 		contentLength: r.ContentLength,
 		transferCodes: r.TransferEncoding,
 		signedHeaders: fields.signedHeaders,
-		headerNames:   fields.headerNames,
 		payloadHash:   payloadHash,
 	}
 }
@@ -72,7 +70,7 @@ func (in canonicalInput) appendCanonicalRequest(dst []byte, uri string) (out []b
 	b = append(b, '\n')
 	b = appendCanonicalQuery(b, in.rawQuery, in.presigned)
 	b = append(b, '\n')
-	for _, name := range in.headerNames {
+	for name := range signedHeaderNames(in.signedHeaders) {
 		b = append(b, name...)
 		b = append(b, ':')
 		var found bool

@@ -13,26 +13,29 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/minio/crc64nvme"
 	"github.com/zeebo/xxh3"
 
 	"github.com/s3cond/s3cond/s3err"
 )
 
-// crc64NVMEPolynomial is the reversed (LSB-first) form of CRC-64/NVME's
-// 0xad93d23594c93659; hash/crc64 works on reflected polynomials and applies
-// the all-ones init and final xor that CRC-64/NVME specifies.
-const crc64NVMEPolynomial = 0x9a6c9329ac4bc9b5
-
-// Tables are computed once and only read afterwards.
-var (
-	castagnoliTable = crc32.MakeTable(crc32.Castagnoli)
-	crc64NVMETable  = crc64.MakeTable(crc64NVMEPolynomial)
-)
+// castagnoliTable is computed once and only read afterwards.
+var castagnoliTable = crc32.MakeTable(crc32.Castagnoli)
 
 // NewCRC64NVME returns a CRC-64/NVME hash, S3's default object checksum:
 // the one S3 records for an upload sent without a checksum, and so the one
-// s3cond's own framing trailer carries (docs/spec.md §4).
-func NewCRC64NVME() hash.Hash64 { return crc64.New(crc64NVMETable) }
+// s3cond's own framing trailer carries (docs/spec.md §4). It is minio's
+// crc64nvme (carry-less multiplication where the CPU has it), not
+// hash/crc64 with the NVME table: hash/crc64 keeps slicing-by-8 tables
+// only for its two built-in polynomials and rebuilt the 16 KiB table for
+// this one on every Write of 2 KiB or more, which was 3.5 % of s3cond's
+// CPU during framed 4 KiB PUTs (docs/performance-notes.md, issue 35 item 7).
+// TestCRC64NVMEMatchesHashCRC64 holds it to hash/crc64's answers.
+func NewCRC64NVME() hash.Hash64 { return crc64nvme.New() }
+
+// UpdateCRC64NVME is NewCRC64NVME's Write on a bare state (0 to start):
+// no allocation for a checksum kept in a larger struct.
+func UpdateCRC64NVME(crc uint64, p []byte) uint64 { return crc64nvme.Update(crc, p) }
 
 // checksumAlgorithm is one x-amz-checksum-* algorithm that S3 accepts.
 type checksumAlgorithm struct {

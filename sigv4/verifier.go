@@ -87,6 +87,7 @@ type Verifier struct {
 	// of the generic AWS suite set it to "service".
 	service string
 	keys    signingKeyCache
+	dates   amzDateCache
 }
 
 // NewVerifier returns a Verifier for the given client credentials and region.
@@ -112,15 +113,23 @@ type Request struct {
 // Verify authenticates r (header auth or presigned URL) and returns the
 // verifying body. It never reads the body itself. Errors are *s3err.Error.
 func (v *Verifier) Verify(r *http.Request) (*Request, error) {
+	return v.VerifyInto(r, nil)
+}
+
+// VerifyInto is Verify with a header-signed request's result in dst, when
+// not nil: storage of the caller's (the proxy's request state), which
+// spares an allocation on the common path; other kinds of request, and a
+// nil dst, get a Request of their own.
+func (v *Verifier) VerifyInto(r *http.Request, dst *Request) (*Request, error) {
 	// A nil *s3err.Error must not become a non-nil error interface.
-	req, err := v.verify(r)
+	req, err := v.verify(r, dst)
 	if err != nil {
 		return nil, err
 	}
 	return req, nil
 }
 
-func (v *Verifier) verify(r *http.Request) (*Request, *s3err.Error) {
+func (v *Verifier) verify(r *http.Request, dst *Request) (*Request, *s3err.Error) {
 	authorization, hasHeader := r.Header[headerAuthorization]
 	var query url.Values
 	if !hasHeader || v.SignatureV2 || mayNameParam(r.URL.RawQuery, queryAlgorithm) {
@@ -143,7 +152,7 @@ func (v *Verifier) verify(r *http.Request) (*Request, *s3err.Error) {
 		if len(authorization) != 1 {
 			return nil, headerMalformed("the request carries more than one Authorization header.")
 		}
-		return v.verifyHeaderAuth(r, authorization[0])
+		return v.verifyHeaderAuth(r, authorization[0], dst)
 	case presigned:
 		return v.verifyPresigned(r, query)
 	case query.Has("AWSAccessKeyId") && query.Has("Signature"):
@@ -180,12 +189,12 @@ func (v *Verifier) anonymous(r *http.Request) (*Request, *s3err.Error) {
 	return req, nil
 }
 
-func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Request, *s3err.Error) {
+func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string, dst *Request) (*Request, *s3err.Error) {
 	fields, perr := parseAuthorization(authorization)
 	if perr != nil {
 		return nil, perr
 	}
-	amzDate, rawDate, perr := requestDate(r.Header)
+	amzDate, rawDate, perr := v.requestDate(r.Header)
 	if perr != nil {
 		return nil, perr
 	}
@@ -224,7 +233,7 @@ func (v *Verifier) verifyHeaderAuth(r *http.Request, authorization string) (*Req
 	if perr := checkSignature(r, fields, payloadHash, amzDate, key, false); perr != nil {
 		return nil, perr
 	}
-	return v.authenticated(r, fields, amzDate, key, mode, digest, false)
+	return v.authenticated(r, fields, amzDate, key, mode, digest, false, dst)
 }
 
 func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (*Request, *s3err.Error) {
@@ -276,11 +285,12 @@ func (v *Verifier) verifyPresigned(r *http.Request, query map[string][]string) (
 	if perr := checkSignature(r, fields.authFields, payloadHash, fields.amzDate, key, true); perr != nil {
 		return nil, perr
 	}
-	return v.authenticated(r, fields.authFields, fields.amzDate, key, mode, digest, true)
+	return v.authenticated(r, fields.authFields, fields.amzDate, key, mode, digest, true, nil)
 }
 
-// authenticated wraps the body of a request whose signature held.
-func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key *signingKey, mode PayloadMode, digest string, presigned bool) (*Request, *s3err.Error) {
+// authenticated wraps the body of a request whose signature held, in dst
+// if not nil.
+func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate time.Time, key *signingKey, mode PayloadMode, digest string, presigned bool, dst *Request) (*Request, *s3err.Error) {
 	var chunk *ChunkSigning
 	if mode.isSignedStreaming() {
 		chunk = &ChunkSigning{
@@ -290,7 +300,11 @@ func (v *Verifier) authenticated(r *http.Request, fields authFields, amzDate tim
 			SeedSignature: fields.signature,
 		}
 	}
-	req := &Request{
+	req := dst
+	if req == nil {
+		req = new(Request)
+	}
+	*req = Request{
 		AccessKeyID: fields.credential.accessKeyID,
 		Presigned:   presigned,
 		Mode:        mode,
@@ -352,7 +366,7 @@ func (v *Verifier) checkScope(c credentialScope, amzDate time.Time, malformed fu
 	}
 	// The request's day formatted on the stack: no allocation when it matches.
 	var day [len(scopeDateLayout)]byte
-	if want := amzDate.UTC().AppendFormat(day[:0], scopeDateLayout); c.date != string(want) {
+	if want := appendScopeDay(day[:0], amzDate); c.date != string(want) {
 		if _, err := time.Parse(scopeDateLayout, c.date); err != nil || len(c.date) != len(scopeDateLayout) {
 			return malformed(`incorrect date format "` + c.date + `". This date in the credential must be in the format "yyyyMMdd".`)
 		}
@@ -379,7 +393,7 @@ func presignDateMismatch(scopeDate, requestDate string) string {
 // signed request could be replayed against any other endpoint. S3 answers
 // this with 403 AccessDenied naming the unsigned header.
 func requireSignedHost(fields authFields) *s3err.Error {
-	for _, name := range fields.headerNames {
+	for name := range fields.names() {
 		if name == "host" {
 			return nil
 		}
@@ -439,9 +453,9 @@ const headerContentSHA256Lower = "x-amz-content-sha256"
 
 // requestDate reads X-Amz-Date, or Date when X-Amz-Date is absent, and also
 // returns the value as sent for error messages.
-func requestDate(h http.Header) (time.Time, string, *s3err.Error) {
+func (v *Verifier) requestDate(h http.Header) (time.Time, string, *s3err.Error) {
 	if raw := h.Get(headerAmzDate); raw != "" {
-		t, err := time.Parse(amzDateLayout, raw)
+		t, err := v.dates.parse(raw)
 		if err != nil {
 			return time.Time{}, raw, errNoValidDate()
 		}

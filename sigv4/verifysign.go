@@ -84,7 +84,7 @@ func signatureMatches(key *signingKey, stringToSign, claimedHex string) bool {
 // (see stringToSign).
 func appendClientStringToSign(dst []byte, amzDate time.Time, c credentialScope, canonical []byte) []byte {
 	var date [len(amzDateLayout)]byte
-	return appendStringToSign(dst, amzDate.UTC().AppendFormat(date[:0], amzDateLayout), c, canonical)
+	return appendStringToSign(dst, appendAmzDate(date[:0], amzDate), c, canonical)
 }
 
 // decodeHex decodes the hex string src into dst, which it must fill

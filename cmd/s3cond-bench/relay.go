@@ -21,6 +21,7 @@ const relaySubcommand = "relay"
 type relayConfig struct {
 	listen string // host:port to accept on
 	target string // host:port to forward to
+	http   bool   // Go's HTTP reverse proxy instead of a byte relay
 }
 
 func parseRelayFlags(args []string) (relayConfig, error) {
@@ -29,6 +30,7 @@ func parseRelayFlags(args []string) (relayConfig, error) {
 	var cfg relayConfig
 	fs.StringVar(&cfg.listen, "listen", "", "host:port to accept connections on, e.g. 127.0.0.1:9100")
 	fs.StringVar(&cfg.target, "to", "", "host:port to forward every connection to, e.g. 127.0.0.1:7070")
+	fs.BoolVar(&cfg.http, "http", false, "forward HTTP requests through Go's net/http server and httputil.ReverseProxy instead of bytes")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -61,7 +63,10 @@ const relayUsage = `usage: s3cond-bench relay --listen HOST:PORT --to HOST:PORT
 
 Forwards every TCP connection accepted on --listen to --to, byte for byte,
 until SIGINT or SIGTERM. Benchmarked in front of a backend, it shows what an
-extra hop costs with no proxy logic at all.`
+extra hop costs with no proxy logic at all. With --http it forwards HTTP
+requests through Go's net/http server and httputil.ReverseProxy instead
+(keep-alive, the client's Host passed on, no signing): what Go's HTTP
+stacks cost on their own, the floor of a proxy built on them.`
 
 // runRelay relays until ctx is cancelled.
 func runRelay(ctx context.Context, cfg relayConfig, log zerolog.Logger) error {
@@ -70,7 +75,10 @@ func runRelay(ctx context.Context, cfg relayConfig, log zerolog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}
-	log.Info().Str("listen", listener.Addr().String()).Str("to", cfg.target).Msg("relaying")
+	log.Info().Str("listen", listener.Addr().String()).Str("to", cfg.target).Bool("http", cfg.http).Msg("relaying")
+	if cfg.http {
+		return (&bench.HTTPRelay{Target: cfg.target, Log: log}).Serve(ctx, listener)
+	}
 	relay := &bench.Relay{Target: cfg.target, Log: log}
 	return relay.Serve(ctx, listener)
 }
