@@ -230,31 +230,6 @@ type call struct {
 	verified *sigv4.Request
 }
 
-// intoAuthenticator is an Authenticator that can put its result in
-// storage of the caller's: *sigv4.Verifier, whose Request then lives in
-// the call's allocation instead of one of its own.
-type intoAuthenticator interface {
-	VerifyInto(r *http.Request, dst *sigv4.Request) (*sigv4.Request, error)
-}
-
-func (p *Proxy) verify(c *call) (*sigv4.Request, error) {
-	if into, ok := p.auth.(intoAuthenticator); ok {
-		return into.VerifyInto(c.r, c.verified)
-	}
-	return p.auth.Verify(c.r)
-}
-
-// newBackendURL is storage for an outbound request's URL: the call's own
-// for its first request (a plain forward makes one), a new one for any
-// after it, which may be in flight while the first still is.
-func (c *call) newBackendURL() *url.URL {
-	if c.backendURLUsed {
-		return new(url.URL)
-	}
-	c.backendURLUsed = true
-	return &c.backendURL
-}
-
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	c := newCall(w, r)
 	// Until it is classified, a request is one s3cond refuses.
