@@ -86,7 +86,9 @@ func (p *Proxy) leasedRequest(c *call, mode leasedwrite.Mode) leasedwrite.Reques
 		LeaseWait: func(wait time.Duration) { c.info.set(func(i *requestInfo) { i.leaseWait = wait }) },
 		Strict:    p.serializeAllWrites(c.target.Bucket) && mode.RecordsKeyStates(),
 	}
-	req.FinishRenames = p.renameFinisher(c) // renameintent.go
+	if p.leaseOptions.Leases != nil {
+		req.Renames = renameStore{b: c.backend, bucket: c.target.Bucket} // renamestore.go
+	}
 	return req
 }
 

@@ -1,6 +1,6 @@
 //go:build s3cond_unsafe_ignore_rename_intents
 
-package proxy
+package leasedwrite
 
 // unsafeIgnoreRenameIntents, only in a build with the tag
 // s3cond_unsafe_ignore_rename_intents, reads no rename intent: a rename
