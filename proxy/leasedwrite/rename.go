@@ -26,6 +26,11 @@ const renameTokenTTL = 15 * time.Minute
 // else the error to answer.
 func (w *Writer) Rename(req RenameRequest) error {
 	if req.TokenPath != "" {
+		release, err := w.holdRenameToken(req)
+		if err != nil {
+			return err
+		}
+		defer release()
 		if replayed, err := w.replayRenameToken(req); err != nil || replayed {
 			return err
 		}
@@ -39,6 +44,24 @@ func (w *Writer) Rename(req RenameRequest) error {
 		}
 	}
 	return nil
+}
+
+// holdRenameToken takes the client token's rename lock (the row
+// (TokenPath, RenameLockETag), which no object's lease shares) and keeps
+// it until release, which the rename calls once its token is recorded: a
+// second request with the same token waits there for the first and then
+// replays its answer, rather than racing it to a 404. The lock is taken
+// before any key's lease and by renames alone, so it joins no cycle.
+func (w *Writer) holdRenameToken(req RenameRequest) (release func(), err error) {
+	lock, err := w.leases.Acquire(req.Ctx, req.TokenPath, dynamolease.RenameLockETag, nil)
+	if err != nil {
+		return nil, leaseError(err)
+	}
+	stop := lock.KeepAlive(context.WithoutCancel(req.Ctx))
+	return func() {
+		stop()
+		w.releaseRenameLeases(req.Ctx, []*dynamolease.Lease{lock})
+	}, nil
 }
 
 // replayRenameToken answers a token already used by this principal: 200

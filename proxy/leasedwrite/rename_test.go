@@ -163,3 +163,45 @@ func TestRenameLeftByAVanishedHolderIsFinishedByTheNextWriter(t *testing.T) {
 	}
 }
 
+// Two requests racing with the same new client token (an SDK's retry sent
+// while the first attempt still runs, through another s3cond of a fleet)
+// both answer 200: the second waits for the first's token and replays it,
+// rather than renaming a source the first already moved (404).
+func TestRenameRacingTheSameClientTokenBothSucceed(t *testing.T) {
+	var mu sync.Mutex
+	creates := map[[2]string]int{}
+	contended, once := make(chan struct{}), sync.Once{}
+	table := leasetest.New(leasetest.Hooks{Before: func(_ context.Context, c leasetest.Call) error {
+		if c.Op != leasetest.OpCreate {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		row := [2]string{c.Path, c.ETag}
+		if creates[row]++; creates[row] == 2 { // the second request meets a row the first holds
+			once.Do(func() { close(contended) })
+		}
+		return nil
+	}})
+	store := newMemBucket(map[string]string{"src": `"1"`})
+	copyStarted, copyGoes := make(chan struct{}), make(chan struct{})
+	store.copying = func() { close(copyStarted); <-copyGoes }
+	first, second := newRenameWriter(table), newRenameWriter(table) // two s3conds of a fleet
+	req := renameOf(t.Context(), store, "src", "dst")
+	req.TokenPath, req.TokenDigest = "#rename-token/t", "digest"
+	answers := make(chan error, 2)
+	go func() { answers <- first.Rename(req) }()
+	<-copyStarted
+	store.copying = nil
+	go func() { answers <- second.Rename(req) }()
+	<-contended
+	close(copyGoes)
+	for range 2 {
+		if err := <-answers; err != nil {
+			t.Fatalf("a rename with the token answered %v, want 200 for both", err)
+		}
+	}
+	if got, _ := store.Head(t.Context(), "dst"); got.ETag != `"1"` {
+		t.Fatalf("destination %+v", got)
+	}
+}
