@@ -28,6 +28,9 @@
 //   - key_state (S): on a released row in strict mode, the key's state its
 //     holder left ("absent", or "exists " and the ETag: keystate.go); never
 //     on arrow-rs keyed rows.
+//   - receipt (S): on a released row, the answer its holder's write got,
+//     for that write's retries (receipt.go); a row whose sort key starts
+//     "receipt " carries one and is no lease.
 //
 // RenameObject keeps rows of its own in the same table, sort keys starting
 // with "#" (no ETag as S3 returns it does): a key's rename lock, its

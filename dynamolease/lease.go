@@ -40,6 +40,8 @@ type Lease struct {
 	// tookOverHeld: this lease took its row over from a holder that had
 	// not released it (renametakeover.go).
 	tookOverHeld bool
+	// receipt, set by RecordReceipt, is what Release records (receipt.go).
+	receipt string
 
 	lost      chan struct{}
 	lostOnce  sync.Once
@@ -175,6 +177,7 @@ func (l *Lease) release(ctx context.Context, notAwaited bool) error {
 	mine := l.Generation()
 	r := l.record(mine, true)
 	r.KeyState = l.recordedOutcome()
+	r.Receipt = l.receipt
 	// The new version's row is independent of this one: write both at
 	// once, so the next writer finds the birth as soon as this release.
 	birthDone := make(chan struct{})

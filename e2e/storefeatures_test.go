@@ -165,12 +165,14 @@ var featuresAlone = map[BackendKind]storeFeatures{
 		RetriedCompleteIfNoneMatch: "200, same ETag", SigV2: "200"},
 }
 
-// featuresThroughS3cond is its "through s3cond today" table.
+// featuresThroughS3cond is its "through s3cond today" table: a retried
+// completion answers 200 with the first answer's ETag on every store, with
+// or without If-None-Match (exactly-once retries, proxy/completion.go).
 var featuresThroughS3cond = map[BackendKind]storeFeatures{
-	BackendVersityGW: {Append: "refused 501 NotImplemented", Rename: "renamed", RetriedComplete: "200, same ETag",
-		RetriedCompleteIfNoneMatch: "412 PreconditionFailed", SigV2: "200"},
-	BackendS3rver: {Append: "refused 501 NotImplemented", Rename: "renamed", RetriedComplete: "500 InternalError",
-		RetriedCompleteIfNoneMatch: "412 PreconditionFailed", SigV2: "200"},
-	BackendMoto: {Append: "refused 501 NotImplemented", Rename: "renamed", RetriedComplete: "200, same ETag",
-		RetriedCompleteIfNoneMatch: "412 PreconditionFailed", SigV2: "200"},
+	BackendVersityGW: {Append: "appended", Rename: "renamed", RetriedComplete: "200, same ETag",
+		RetriedCompleteIfNoneMatch: "200, same ETag", SigV2: "200"},
+	BackendS3rver: {Append: "appended", Rename: "renamed", RetriedComplete: "200, same ETag",
+		RetriedCompleteIfNoneMatch: "200, same ETag", SigV2: "200"},
+	BackendMoto: {Append: "appended", Rename: "renamed", RetriedComplete: "200, same ETag",
+		RetriedCompleteIfNoneMatch: "200, same ETag", SigV2: "200"},
 }

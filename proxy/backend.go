@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
@@ -68,6 +69,9 @@ type Backend struct {
 	// store's conditional writes where Mode says EmulateCopy
 	// (emulatedcopy.go).
 	CopyEmulation CopyEmulation
+	// partCopyRefused: the store answered UploadPartCopy with 501 (s3rver),
+	// so a large append rewrites the object instead (append_multipart.go).
+	partCopyRefused atomic.Bool
 }
 
 // mode is the store's conditional mode for one request.

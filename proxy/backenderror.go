@@ -97,10 +97,25 @@ func (p *Proxy) relayRewritten(c *call, resp *http.Response) {
 	}
 	view := newClientView(c)
 	if doc.Root.Local != "Error" {
-		p.writeDocument(c, resp, resp.StatusCode, view.completeResult(doc).Render())
+		document := view.completeResult(doc).Render()
+		if c.op == operation.CompleteMultipartUpload && resp.StatusCode == http.StatusOK {
+			first, err := p.recordCompletion(c, resp.Header, document) // completion.go
+			switch {
+			case err != nil:
+				p.fail(c, err)
+				return
+			case first != nil:
+				p.replay(c, *first)
+				return
+			}
+		}
+		p.writeDocument(c, resp, resp.StatusCode, document)
 		return
 	}
 	code := doc.Get("Code")
+	if c.op == operation.CompleteMultipartUpload && p.replayCompletion(c) { // completion.go
+		return
+	}
 	if backendAuthFailures[code] {
 		p.logBackendAnswer(c, resp, doc, "the backend refused s3cond's signature or credentials")
 		p.fail(c, s3err.New(s3err.InternalError))

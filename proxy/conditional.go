@@ -52,7 +52,8 @@ func (p *Proxy) serveConditional(c *call) bool {
 		return true
 	}
 	markLeased(c)
-	p.leased.Run(p.leasedRequest(c, mode), cond, &leasedSender{p: p, c: c, spec: p.clientBody(c)})
+	receiptRow, _ := conds.LeaseETagUnread()
+	p.leased.Run(p.leasedRequest(c, mode), cond, &leasedSender{p: p, c: c, spec: p.clientBody(c), receiptRow: receiptRow})
 	return true
 }
 
@@ -85,6 +86,7 @@ func (p *Proxy) leasedRequest(c *call, mode leasedwrite.Mode) leasedwrite.Reques
 		},
 		LeaseWait: func(wait time.Duration) { c.info.set(func(i *requestInfo) { i.leaseWait = wait }) },
 		Strict:    p.serializeAllWrites(c.target.Bucket) && mode.RecordsKeyStates(),
+		Receipt:   p.receiptOf(c),
 	}
 	if p.leaseOptions.Leases != nil {
 		req.Renames = renameStore{b: c.backend, bucket: c.target.Bucket} // renamestore.go
@@ -105,6 +107,9 @@ type leasedSender struct {
 	p    *Proxy
 	c    *call
 	spec forwardSpec
+	// receiptRow is the lease row the write's condition names, whose
+	// receipt a retry may be given (receipt.go); empty: none.
+	receiptRow string
 }
 
 func (s *leasedSender) BodyLength() int64 { return s.spec.length }
@@ -137,7 +142,12 @@ func (s *leasedSender) Send(g leasedwrite.Guard) bool {
 	return res.status != 0
 }
 
-func (s *leasedSender) Fail(err error) { s.p.fail(s.c, err) }
+func (s *leasedSender) Fail(err error) {
+	if s.p.answerRetry(s.c, s.receiptRow, err) {
+		return
+	}
+	s.p.fail(s.c, err)
+}
 
 // deleteSender sends a DeleteObjects' entries (leasedwrite.DeleteSender).
 type deleteSender struct {

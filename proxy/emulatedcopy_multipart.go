@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -39,7 +40,7 @@ func (p *Proxy) copyByParts(c *call, src copySourceRead, storeCond http.Header) 
 		p.fail(c, err)
 		return
 	}
-	uploadID, err := c.backend.createCopyUpload(c, h)
+	uploadID, err := c.backend.createCopyUpload(c.r.Context(), c, h)
 	if err != nil {
 		p.fail(c, err)
 		return
@@ -66,15 +67,16 @@ func (b *Backend) assembleCopy(c *call, src copySourceRead, uploadID string, sto
 	if err != nil {
 		return nil, "", err
 	}
-	return b.completeCopyUpload(c, uploadID, parts, storeCond)
+	return b.completeCopyUpload(c.r.Context(), c, uploadID, parts, storeCond)
 }
 
-// copyRequest sends one request of an emulated copy's upload and reads its
+// copyRequest sends one request of an emulated copy's (or an append's,
+// append_multipart.go) upload under ctx and reads its
 // answer's document whole (they are small: bounded by
 // s3xml.MaxBackendDocument). A 200 carrying an <Error> (S3 may answer so
 // once it has begun) is a failure.
-func (b *Backend) copyRequest(c *call, method, rawQuery string, h http.Header, body []byte) (*http.Response, s3xml.FlatDocument, error) {
-	req := b.newRequest(c.r.Context(), method, c.target.Bucket, c.target.RawKey, rawQuery, h)
+func (b *Backend) copyRequest(ctx context.Context, c *call, method, rawQuery string, h http.Header, body []byte) (*http.Response, s3xml.FlatDocument, error) {
+	req := b.newRequest(ctx, method, c.target.Bucket, c.target.RawKey, rawQuery, h)
 	if body != nil {
 		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	}
@@ -102,8 +104,8 @@ func (b *Backend) copyRequest(c *call, method, rawQuery string, h http.Header, b
 }
 
 // createCopyUpload begins the upload the copy is assembled in.
-func (b *Backend) createCopyUpload(c *call, h http.Header) (string, error) {
-	resp, doc, err := b.copyRequest(c, http.MethodPost, "uploads", h.Clone(), nil)
+func (b *Backend) createCopyUpload(ctx context.Context, c *call, h http.Header) (string, error) {
+	resp, doc, err := b.copyRequest(ctx, c, http.MethodPost, "uploads", h.Clone(), nil)
 	switch {
 	case err != nil:
 		return "", err
@@ -145,7 +147,7 @@ func (b *Backend) copyParts(c *call, src copySourceRead, uploadID string) ([]s3x
 		h := base.Clone()
 		h.Set("X-Amz-Copy-Source-Range", fmt.Sprintf("bytes=%d-%d", start, min(start+step, size)-1))
 		query := "partNumber=" + strconv.Itoa(n) + "&uploadId=" + strictEscape(uploadID)
-		resp, doc, err := b.copyRequest(c, http.MethodPut, query, h, nil)
+		resp, doc, err := b.copyRequest(c.r.Context(), c, http.MethodPut, query, h, nil)
 		switch {
 		case err != nil:
 			return nil, err
@@ -163,7 +165,7 @@ func (b *Backend) copyParts(c *call, src copySourceRead, uploadID string) ([]s3x
 
 // completeCopyUpload completes the upload under the store condition; a
 // non-200 answer is returned to be relayed.
-func (b *Backend) completeCopyUpload(c *call, uploadID string, parts []s3xml.CompletePart, storeCond http.Header) (*http.Response, string, error) {
+func (b *Backend) completeCopyUpload(ctx context.Context, c *call, uploadID string, parts []s3xml.CompletePart, storeCond http.Header) (*http.Response, string, error) {
 	h := storeCond.Clone()
 	for _, name := range []string{"X-Amz-Expected-Bucket-Owner", "X-Amz-Request-Payer", "X-Amz-Server-Side-Encryption-Customer-Algorithm", "X-Amz-Server-Side-Encryption-Customer-Key", "X-Amz-Server-Side-Encryption-Customer-Key-Md5"} {
 		if v, ok := c.r.Header[name]; ok {
@@ -171,7 +173,7 @@ func (b *Backend) completeCopyUpload(c *call, uploadID string, parts []s3xml.Com
 		}
 	}
 	body := (&s3xml.CompleteRequest{Parts: parts}).Marshal()
-	resp, doc, err := b.copyRequest(c, http.MethodPost, "uploadId="+strictEscape(uploadID), h, body)
+	resp, doc, err := b.copyRequest(ctx, c, http.MethodPost, "uploadId="+strictEscape(uploadID), h, body)
 	if err != nil {
 		return nil, "", err
 	}
@@ -195,5 +197,5 @@ func (p *Proxy) abortCopyUpload(c *call, uploadID string) {
 		err = fmt.Errorf("status %d", resp.StatusCode)
 	}
 	p.log.Warn().Str("request_id", c.id).Str("backend", c.backend.Name).Str("upload_id", uploadID).Err(err).
-		Msg("could not abort an emulated copy's multipart upload; it is left to the store's lifecycle rules")
+		Msg("could not abort the multipart upload of an emulated copy or an append; it is left to the store's lifecycle rules")
 }

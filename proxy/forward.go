@@ -115,6 +115,9 @@ func (p *Proxy) forward(c *call, spec forwardSpec) forwardResult {
 		}
 		return forwardResult{status: status, header: resp.Header}
 	}
+	if c.copyAnswer != nil && resp.StatusCode == http.StatusOK {
+		resp.Body = c.copyAnswer.capture(resp.Body)
+	}
 	p.relayAnswer(c, resp, hb)
 	return forwardResult{status: resp.StatusCode, header: resp.Header}
 }

@@ -53,6 +53,9 @@ type Proxy struct {
 	// leased runs conditional and strict-mode writes under their leases
 	// (proxy/leasedwrite); nil without a lease store.
 	leased *leasedwrite.Writer
+	// receipts records writes' answers for their retries (receipt.go); nil
+	// without a lease store.
+	receipts *dynamolease.Committer
 	// leaseOptions built leased (tests retune it).
 	leaseOptions leasedwrite.Options
 	domain       string
@@ -161,6 +164,7 @@ func New(o Options) *Proxy {
 			Log: o.Log, Observer: leasedObserver,
 		}
 		p.leased = leasedwrite.New(p.leaseOptions)
+		p.receipts = o.Leases
 	}
 	if p.newRequestID == nil {
 		p.newRequestID = randomRequestID
@@ -214,6 +218,9 @@ type call struct {
 	// configBody is a configuration body as checkConfiguration read and
 	// checked it (configbody.go): what is forwarded.
 	configBody []byte
+	// copyAnswer is a leased CopyObject's answer as relayed, for its
+	// receipt (receipt.go); nil when none is kept.
+	copyAnswer *capturedAnswer
 }
 
 func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
@@ -286,6 +293,9 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 	}
 	switch c.op {
 	case operation.PutObject, operation.CopyObject, operation.CompleteMultipartUpload, operation.DeleteObject:
+		if c.op == operation.PutObject && p.serveAppend(c) { // append.go
+			return
+		}
 		if handled := p.serveConditional(c); handled {
 			return
 		}

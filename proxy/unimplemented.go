@@ -12,7 +12,7 @@ import (
 )
 
 // The refusals of docs/spec.md §7's table: request headers that ask S3 for
-// a different write (an append, a rename, a retention, an encryption with
+// a different write (a rename, a retention, an encryption with
 // the client's key, a condition on something s3cond does not check) and
 // that s3cond does not implement. A store that does not know one ignores
 // it and does a plain write, answering 200 to a client that asked for
@@ -53,8 +53,6 @@ var (
 )
 
 var unimplementedHeaders = []unimplementedHeader{
-	// PutObject's append (S3 Express): a store that ignores it replaces the object.
-	{"x-amz-write-offset-bytes", putOnly, ""},
 	// RenameObject's source, its conditions and idempotency token on a
 	// plain PUT (no ?renameObject): a store that ignores them writes an
 	// empty object under the new name.

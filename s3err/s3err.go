@@ -46,6 +46,7 @@ const (
 	InvalidRequest                    Code = "InvalidRequest"
 	InvalidToken                      Code = "InvalidToken"
 	InvalidURI                        Code = "InvalidURI"
+	InvalidWriteOffset                Code = "InvalidWriteOffset"
 	KeyTooLongError                   Code = "KeyTooLongError"
 	MalformedPolicy                   Code = "MalformedPolicy"
 	MalformedPOSTRequest              Code = "MalformedPOSTRequest"
@@ -67,6 +68,7 @@ const (
 	ServiceUnavailable                Code = "ServiceUnavailable"
 	SignatureDoesNotMatch             Code = "SignatureDoesNotMatch"
 	SlowDown                          Code = "SlowDown"
+	TooManyParts                      Code = "TooManyParts"
 	UnexpectedContent                 Code = "UnexpectedContent"
 	XAmzContentSHA256Mismatch         Code = "XAmzContentSHA256Mismatch"
 )
@@ -109,6 +111,7 @@ var table = map[Code]entry{
 	InvalidRequest:                    {http.StatusBadRequest, "Invalid Request"},
 	InvalidToken:                      {http.StatusBadRequest, "The provided token is malformed or otherwise invalid."},
 	InvalidURI:                        {http.StatusBadRequest, "Couldn't parse the specified URI."},
+	InvalidWriteOffset:                {http.StatusBadRequest, "The write offset value that you specified does not match the current object size."},
 	KeyTooLongError:                   {http.StatusBadRequest, "Your key is too long."},
 	MalformedPolicy:                   {http.StatusBadRequest, "Policies must be valid JSON and the first byte must be '{'"},
 	MalformedPOSTRequest:              {http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
@@ -130,6 +133,7 @@ var table = map[Code]entry{
 	ServiceUnavailable:                {http.StatusServiceUnavailable, "Reduce your request rate."},
 	SlowDown:                          {http.StatusServiceUnavailable, "Please reduce your request rate."},
 	SignatureDoesNotMatch:             {http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
+	TooManyParts:                      {http.StatusBadRequest, "You have attempted to add more parts than the maximum of 10000 that are allowed for this object. You can use the CopyObject operation to copy this object to another and then add more data to the newly copied object."},
 	UnexpectedContent:                 {http.StatusBadRequest, "This request does not support content."},
 	XAmzContentSHA256Mismatch:         {http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
 }

@@ -38,7 +38,7 @@ func TestStatusesMatchS3(t *testing.T) {
 		AccessDenied: 403, InvalidAccessKeyID: 403, SignatureDoesNotMatch: 403, RequestTimeTooSkewed: 403,
 		AuthorizationHeaderMalformed: 400, XAmzContentSHA256Mismatch: 400, BadDigest: 400,
 		NoSuchKey: 404, PreconditionFailed: 412, ConditionalRequestConflict: 409, NotImplemented: 501,
-		ServiceUnavailable: 503, MissingContentLength: 411,
+		ServiceUnavailable: 503, MissingContentLength: 411, InvalidWriteOffset: 400, TooManyParts: 400,
 	}
 	for code, status := range cases {
 		if got := New(code).Status(); got != status {

@@ -81,6 +81,7 @@ type boltRow struct {
 	Owner      string `json:"owner,omitempty"`
 	Released   bool   `json:"released,omitempty"`
 	KeyState   string `json:"key_state,omitempty"`
+	Receipt    string `json:"receipt,omitempty"`
 }
 
 // Open opens or creates the lease file at path.
@@ -358,6 +359,7 @@ func putBoltRow(bucket *bolt.Bucket, k []byte, r dynamolease.Record) error {
 		Owner:      r.Owner,
 		Released:   r.Released,
 		KeyState:   rowcodec.EncodeKeyState(r.KeyState),
+		Receipt:    r.Receipt,
 	}
 	if !r.TTL.IsZero() {
 		row.TTL = r.TTL.Unix()

@@ -181,6 +181,7 @@ func encodeItem(r dynamolease.Record) map[string]types.AttributeValue {
 	if r.KeyState != nil {
 		item[attrKeyState] = str(dynamolease.EncodeKeyState(*r.KeyState))
 	}
+	encodeReceipt(item, r.Receipt)
 	return item
 }
 
@@ -228,6 +229,7 @@ func decodeItem(item map[string]types.AttributeValue) (*dynamolease.Record, erro
 	if v, ok := item[attrKeyState].(*types.AttributeValueMemberS); ok {
 		r.KeyState = dynamolease.DecodeKeyState(v.Value)
 	}
+	r.Receipt = decodeReceipt(item)
 	r.Unreadable = problems.String()
 	return &r, nil
 }

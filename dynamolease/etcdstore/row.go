@@ -23,6 +23,7 @@ type etcdRow struct {
 	Owner     string `json:"owner,omitempty"`
 	Released  bool   `json:"released,omitempty"`
 	KeyState  string `json:"key_state,omitempty"`
+	Receipt   string `json:"receipt,omitempty"`
 }
 
 // generationLine is how a row's value starts: its generation in
@@ -42,7 +43,7 @@ func generationBounds(generation uint64) (low, high string) {
 
 func encodeEtcdRow(r dynamolease.Record) (string, error) {
 	row := etcdRow{Path: r.Path, ETag: r.ETag, TimeoutMS: r.Timeout.Milliseconds(), Owner: r.Owner, Released: r.Released,
-		KeyState: rowcodec.EncodeKeyState(r.KeyState)}
+		KeyState: rowcodec.EncodeKeyState(r.KeyState), Receipt: r.Receipt}
 	if !r.TTL.IsZero() {
 		row.TTL = r.TTL.Unix()
 	}

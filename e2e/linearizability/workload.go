@@ -56,6 +56,9 @@ type Workload struct {
 	// Completes makes about one create or CAS in four a multipart upload
 	// of one part completed with the same condition (completewrite.go).
 	Completes bool
+	// NewClient, if set, makes client id's S3 client instead of
+	// Cluster.Client (lostanswer.go: a network that loses answers).
+	NewClient func(id int, timeout time.Duration) *s3.Client
 }
 
 // Counters are what the workload saw that the model does not check.
@@ -119,8 +122,12 @@ func (w Workload) Run(ctx context.Context, rec *Recorder) *Counters {
 		wg.Add(1)
 		go func(id int) {
 			defer wg.Done()
+			newClient := w.Cluster.Client
+			if w.NewClient != nil {
+				newClient = w.NewClient
+			}
 			wc := &workloadClient{w: w, id: id, rec: rec, counters: counters,
-				s3: w.Cluster.Client(id, w.OpTimeout), rnd: rand.New(rand.NewPCG(uint64(id), uint64(time.Now().UnixNano())))}
+				s3: newClient(id, w.OpTimeout), rnd: rand.New(rand.NewPCG(uint64(id), uint64(time.Now().UnixNano())))}
 			conditional := id < w.Clients
 			for ctx.Err() == nil {
 				if conditional {

@@ -23,14 +23,20 @@ func (a *App) probeStore(ctx context.Context, b config.Backend, opts probe.Optio
 	asking.Timeout = opts.Timeout / 4
 	id, idErr := probe.StoreIdentity(ctx, asking)
 	if idErr != nil {
-		log.Warn().Err(idErr).Str("backend", b.Name).Msg("the store did not say who it is: probing it, and keeping no verdict")
+		log.Warn().Err(idErr).Str("backend", b.Name).Msg("the store did not say who it is: probing it; its verdict is kept for its racy findings only")
+		// Racy findings of this endpoint and bucket hold, and are kept
+		// (holdBackRacy) under a Server no store sends, so that the report
+		// itself is never reused.
+		id = probe.Identity{Endpoint: opts.Endpoint, Bucket: opts.Bucket, Server: unidentifiedStore}
 	}
+	blog := log.With().Str("backend", b.Name).Logger()
 	if idErr == nil && !b.ReprobeOnStart {
-		if kept, ok := keptVerdictFor(path, id, log.With().Str("backend", b.Name).Logger()); ok {
+		if kept, ok := keptVerdictFor(path, id, blog); ok {
 			log.Info().Str("backend", b.Name).Str("server", id.Server).Str("version", id.Version).
 				Time("probed_at", kept.ProbedAt).Str("file", path).
 				Msg("reused the kept probe verdict: same endpoint, probe bucket, Server header and version (backend.reprobe_on_start probes anyway)")
-			return kept.Report, nil
+			// A verdict kept before the known-racy table listed the store.
+			return holdBackRacy(kept.Report, path, id, blog), nil
 		}
 	}
 	opts.Timeout = max(time.Until(deadline), time.Second)
@@ -41,11 +47,16 @@ func (a *App) probeStore(ctx context.Context, b config.Backend, opts probe.Optio
 	if err != nil {
 		return rep, err
 	}
-	if idErr == nil {
+	rep = holdBackRacy(rep, path, id, blog)
+	if idErr == nil || raced(rep) {
 		keepVerdict(path, storedVerdict{Backend: b.Name, Store: id, ProbedAt: time.Now().UTC(), Report: rep}, log)
 	}
 	return rep, nil
 }
+
+// unidentifiedStore is the Server kept for a store that did not say who
+// it is: not a product token (RFC 9110), so no well-formed Server header.
+const unidentifiedStore = "( )"
 
 // keptVerdictFor is the verdict kept at path if it was measured on the
 // store id names.
@@ -56,6 +67,9 @@ func keptVerdictFor(path string, id probe.Identity, log zerolog.Logger) (storedV
 		log.Warn().Err(err).Msg("the kept probe verdict is unreadable: probing the store again")
 		return kept, false
 	case !found:
+		return kept, false
+	case !measured(kept.Report):
+		// Kept for its racy findings only (keepVerdict): measure again.
 		return kept, false
 	case kept.Store != id:
 		log.Info().Str("kept_server", kept.Store.Server).Str("server", id.Server).
@@ -68,9 +82,11 @@ func keptVerdictFor(path string, id probe.Identity, log zerolog.Logger) (storedV
 }
 
 // keepVerdict keeps v in data_dir unless a capability could not be
-// measured; a failure to write is logged, not fatal: the next start probes.
+// measured and none is known racy (a racy finding is kept whatever else
+// the probe missed: holdBackRacy); a failure to write is logged, not
+// fatal: the next start probes.
 func keepVerdict(path string, v storedVerdict, log zerolog.Logger) {
-	if path == "" || !measured(v.Report) {
+	if path == "" || (!measured(v.Report) && !raced(v.Report)) {
 		return
 	}
 	if err := saveVerdict(path, v); err != nil {

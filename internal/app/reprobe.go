@@ -15,11 +15,16 @@ import (
 )
 
 // A background re-probe is not on the start-up path: it takes the probe's
-// full bound and races long enough for a store that loses races only now
-// and then to show it.
+// full bound and races for half of it, 15 times a start-up's race, so
+// that a store that loses races only now and then shows it: a store
+// racing a round in a few milliseconds reaches probe.DefaultRounds (a
+// race lost 1 round in 40 missed with probability 0.004%), and one that
+// queues its writers (SeaweedFS, a second a writer) races 5 to 30 rounds
+// where a start-up races 2 or 3 (race.go). A capability it finds racy is
+// held racy from then on (verdicthold.go).
 const (
 	reprobeTimeout  = probe.DefaultTimeout
-	reprobeRaceTime = 10 * time.Second
+	reprobeRaceTime = reprobeTimeout / 2
 )
 
 // reprobeSettings are how the background re-probes run: the time each
@@ -117,6 +122,7 @@ func (r *reprober) once(ctx context.Context) bool {
 	if err != nil || ctx.Err() != nil {
 		return false
 	}
+	rep = holdBackRacy(rep, r.path, id, r.log)
 	keepVerdict(r.path, storedVerdict{Backend: r.backend.Name, Store: id, ProbedAt: time.Now().UTC(), Report: rep}, r.log)
 	r.app.conditional.record(r.backend.Name, rep)
 	worse, why, ok := worseThanServed(r.modes.Mode(), r.backend.WritesInPlace, rep)

@@ -80,6 +80,12 @@ type Result struct {
 	// right with the store's own check (remedy.go): set only when the
 	// remedied form was raced against every write it meets and won.
 	Remedy string `json:"remedy,omitempty"`
+	// Raced, when set, is why the capability is known not to be atomic on
+	// this store: a race it lost (this probe's or a kept earlier one's) or
+	// the known-racy table (knownracy.go). A later probe never clears it
+	// (HoldBackRaced): a race lost once was lost by chance of timing, and
+	// a probe that wins its rounds did not prove the store atomic.
+	Raced string `json:"raced,omitempty"`
 }
 
 // Report is the whole measurement. Recommendation is "native" only when
@@ -135,8 +141,11 @@ type Options struct {
 
 // Defaults for Options left zero.
 const (
-	DefaultWriters  = 8
-	DefaultRounds   = 20
+	DefaultWriters = 8
+	// DefaultRounds caps a race's rounds: enough to miss a race lost 1
+	// round in 40 with probability 0.004% (race.go), and what a store local
+	// to s3cond races in DefaultRaceTime.
+	DefaultRounds   = 400
 	DefaultRaceTime = 2 * time.Second
 	DefaultTimeout  = 60 * time.Second
 	cleanupTimeout  = 20 * time.Second

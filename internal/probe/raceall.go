@@ -81,6 +81,7 @@ func raceAll(ctx context.Context, s *store, caps map[string]Result, right map[st
 func raceVerdict(sequential Result, races []raceResult, skipped []string) Result {
 	verdict := Native
 	var evidence []string
+	raced := ""
 	for _, r := range races {
 		switch {
 		case r.err != nil && verdict == Native:
@@ -92,6 +93,7 @@ func raceVerdict(sequential Result, races []raceResult, skipped []string) Result
 			}
 			verdict = Racy
 			evidence = append(evidence, "race: "+r.String())
+			raced = "lost the race " + r.String()
 		case verdict == Native:
 			evidence = append(evidence, "race: "+r.String())
 		}
@@ -103,9 +105,9 @@ func raceVerdict(sequential Result, races []raceResult, skipped []string) Result
 	if sequential.Remedy != "" {
 		// Partial stays partial; the remedy stands only if it won.
 		if verdict != Native {
-			return Result{Verdict: Partial, Detail: detail + "; remedy " + sequential.Remedy + " is " + string(verdict)}
+			return Result{Verdict: Partial, Detail: detail + "; remedy " + sequential.Remedy + " is " + string(verdict), Raced: raced}
 		}
 		return Result{Verdict: Partial, Detail: detail + "; remedy " + sequential.Remedy + " raced", Remedy: sequential.Remedy}
 	}
-	return Result{Verdict: verdict, Detail: detail}
+	return Result{Verdict: verdict, Detail: detail, Raced: raced}
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // raceRound is the key one round races on and, for writers conditioned on
-// a version, the ETag of the version the round seeded.
-type raceRound struct{ key, etag string }
+// a version, the ETag of the version the round seeded; sources is the
+// stem of the race's copy source keys (one per writer).
+type raceRound struct{ key, etag, sources string }
 
 // attempt is one racing writer's request, bound to its connection pool.
 type attempt func(ctx context.Context) outcome
@@ -74,7 +75,8 @@ func copyRacer(onVersion bool) racer {
 	}
 	r.prepare = func(ctx context.Context, s *store, rd raceRound, writer int, c *s3.Client) (attempt, error) {
 		// "source-", never "race-": a fake forces races on race keys only.
-		src := s.key("source")
+		// Written again each round, with this round's body.
+		src := fmt.Sprintf("%s-%d", rd.sources, writer)
 		if _, err := s.seed(ctx, src, writerBody(rd, writer)); err != nil {
 			return nil, err
 		}

@@ -79,7 +79,7 @@ func TestProbeRoundsGrowToEveryWriter(t *testing.T) {
 	opts.Writers, opts.Rounds, opts.RaceTime = DefaultWriters, 5, time.Minute
 	rep := runProbe(t, opts)
 	for _, name := range WriteCapabilities {
-		if d := rep.Capabilities[name].Detail; !strings.Contains(d, "writers per round [2 4 8 8 8] ") {
+		if d := rep.Capabilities[name].Detail; !strings.Contains(d, "writers per round [2 4 8×3] ") {
 			t.Errorf("%s: %s; want rounds of 2, 4, 8, 8 and 8 writers", name, d)
 		}
 	}

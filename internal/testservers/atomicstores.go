@@ -32,8 +32,17 @@ type conditionalStore struct {
 	// racyGap is how long the racy operation waits between its check and
 	// its write on keys it is not forced on (zero: none).
 	racyGap time.Duration
-	mu      sync.Mutex
-	keys    map[string]*keyHistory
+	// rarely, when set, forces the race on only one round in rarely of each
+	// forced race (the rarely-th, 2×rarely-th...), the racy operation atomic
+	// on the others: a store that loses a race now and then, deterministically
+	// (atomicstores_rare.go).
+	rarely int
+	// raceRounds counts each forced race's rounds met, and keyRound is
+	// the round of each key of them (rarely).
+	raceRounds map[string]int
+	keyRound   map[string]int
+	mu         sync.Mutex
+	keys       map[string]*keyHistory
 }
 
 // keyHistory counts committed writes of a key, and forces the interleaving
@@ -123,7 +132,7 @@ func (s *conditionalStore) history(key string) *keyHistory {
 func (s *conditionalStore) forcedKey(key string) bool {
 	for _, f := range s.forced {
 		if strings.Contains(key, f) {
-			return true
+			return s.rarely == 0 || s.rareRound(key, f)
 		}
 	}
 	return false
@@ -147,7 +156,7 @@ func (s *conditionalStore) committed(key, op string, conditional bool) {
 // two steps when op is the racy one.
 func (s *conditionalStore) serveWrite(w http.ResponseWriter, r *http.Request, op string) {
 	key := r.URL.Path
-	if op == s.racy {
+	if op == s.racy && (s.rarely == 0 || s.forcedKey(key)) {
 		s.serveRacyWrite(w, r, op)
 		return
 	}

@@ -95,7 +95,8 @@
 //   - sizing (startSizing), for a CopyObject or CompleteMultipartUpload:
 //     ends with its HEAD or ListParts, bounded by the client's request
 //     context (net/http cancels it when the handler returns); hold waits
-//     for it.
+//     for it. (An append's PutObject names its work, Request.StoreWork:
+//     no goroutine.)
 //   - state reads of a DeleteObjects (readDeleteStates), 32 at a time:
 //     awaited before any lease is sought.
 //   - birth (in dynamolease.Lease.Release), at most one per release of a

@@ -85,6 +85,11 @@ type Request struct {
 	Mode Mode
 	// LeasePath names a target's lease row (proxy's Backend.leasePath).
 	LeasePath func(operation.Target) string
+	// StoreWork, if positive, is the bytes the store assembles once a
+	// PutObject is sent (an append completed by a multipart upload of its
+	// existing object, proxy/append*.go): its lease is sized to it, as a
+	// copy's is (size.go).
+	StoreWork int64
 	// ClientBodyLength is the client body's decoded length, -1 unknown.
 	ClientBodyLength int64
 	// Backend names the store, for logs.
@@ -104,6 +109,10 @@ type Request struct {
 	// copy and its delete is finished. That runs when the write's lease
 	// was taken over from a holder that never released it (renamefinish.go).
 	Renames RenameStore
+	// Receipt, if set, is the receipt of the write's answer, read in full
+	// and 2xx, that its lease's release records for the write's retries
+	// (receipt.go); empty: none.
+	Receipt func(status int, header http.Header) string
 }
 
 // Condition is what a leased write needs from its condition.

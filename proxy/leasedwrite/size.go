@@ -48,6 +48,12 @@ type leaseSizing struct {
 
 // startSizing starts measuring req's store work; nil when its write has none.
 func (w *Writer) startSizing(req Request) *leaseSizing {
+	if req.StoreWork > 0 {
+		// Known up front: nothing to measure.
+		s := &leaseSizing{done: make(chan struct{}), length: w.leaseLengthFor(req.StoreWork)}
+		close(s.done)
+		return s
+	}
 	if req.Op != operation.CopyObject && req.Op != operation.CompleteMultipartUpload {
 		return nil
 	}

@@ -28,6 +28,9 @@ type write struct {
 	// outcome is the key's state the store's answer reported, in strict
 	// mode (recorded.go); nil when unknown.
 	outcome *dynamolease.KeyState
+	// receipt is the receipt of the store's answer (receipt.go); empty
+	// when none.
+	receipt string
 }
 
 // stateRead is the fail-fast HEAD's state, when it was sent, and the lease
@@ -157,7 +160,7 @@ func (lw *write) sendAndAnswer(beforeFinalByte func() error) {
 		StoreCondition:  storeCondition(lw.req, lw.cond),
 		BeforeFinalByte: beforeFinalByte,
 		BeforeSuccess:   lw.g.heldThroughout,
-		Answered:        lw.noteAnswer,
+		Answered:        lw.noteAnswerAndReceipt,
 	})
 	if answered {
 		lw.g.answer()
@@ -168,6 +171,7 @@ func (lw *write) sendAndAnswer(beforeFinalByte func() error) {
 // left to expire when the write's outcome is unknown.
 func (lw *write) release() {
 	lw.recordOutcome()
+	lw.recordReceipt()
 	lw.g.end()
 }
 

@@ -106,6 +106,7 @@ type jsonFields struct {
 	Owner      json.RawMessage `json:"owner"`
 	Released   json.RawMessage `json:"released"`
 	KeyState   json.RawMessage `json:"key_state"`
+	Receipt    json.RawMessage `json:"receipt"`
 }
 
 // DecodeJSON fills r's timeout, TTL, owner, released flag and key state from a
@@ -154,6 +155,7 @@ func DecodeJSON(body []byte, r *dynamolease.Record, withGeneration bool, problem
 		r.Released = false
 	}
 	r.KeyState = KeyState(f.KeyState)
+	r.Receipt = Receipt(f.Receipt)
 }
 
 // KeyState reads a row's recorded key state; nil for none, or for one it
