@@ -1,10 +1,11 @@
 // Package leasedwrite runs s3cond's conditional writes on a store that
 // cannot be trusted with them: PutObject, CopyObject,
 // CompleteMultipartUpload and DeleteObject carrying If-Match /
-// If-None-Match (every such write in strict mode), and the conditional
-// entries of a DeleteObjects, each under its key's lease
-// (docs/spec.md §3 is the protocol; this package is its one
-// implementation in the request path).
+// If-None-Match (every such write in strict mode), the conditional
+// entries of a DeleteObjects, each under its key's lease, and
+// RenameObject under both of its keys' (docs/spec.md §3 and "RenameObject"
+// are the protocol; this package is its one implementation in the request
+// path).
 //
 // # Reading order
 //
@@ -62,11 +63,11 @@
 // write addresses, its Mode), a StateReader (HEAD a target, a copy
 // source's size, a completion's parts' total), for a rename a RenameStore
 // (HEAD, CopyObject and DeleteObject of its bucket, renameseam.go), and a
-// Sender, which sends the write's one store request with a Guard: two hooks in the manner of
-// httputil.ReverseProxy's, BeforeFinalByte (run on net/http's goroutine
-// writing the request body, when the body's final byte would leave) and
-// BeforeSuccess (run before a 2xx is relayed), the request's context, and
-// the condition headers to send. The store's Mode (native, hold-back,
+// Sender, which sends the write's one store request with a Guard: two
+// hooks in the manner of httputil.ReverseProxy's, BeforeFinalByte (run on
+// net/http's goroutine writing the request body, when the body's final
+// byte would leave) and BeforeSuccess (run before a 2xx is relayed), the
+// request's context, and the condition headers to send. The store's Mode (native, hold-back,
 // lease-first, and the conditions it checks itself) is chosen by
 // internal/app and read once per request.
 //
