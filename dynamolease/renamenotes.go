@@ -19,7 +19,9 @@ import (
 //   - (key's path, renameIntentETag): the intent, written under the lock
 //     before the rename's copy and cleared after its delete;
 //   - (a path of the caller's, renameTokenETag): a client token's answer
-//     (x-amz-client-token), kept until the row's TTL.
+//     (x-amz-client-token), kept until the row's TTL; the same path's
+//     RenameLockETag row is a lease held by a rename carrying the token
+//     while it runs, so a second request with it waits, then replays.
 //
 // A note is written whole by one writer at a time (the lock's holder, or
 // the winner of a create), so a plain conditional replace suffices.

@@ -5,10 +5,10 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/s3xml"
 	"github.com/s3cond/s3cond/precondition"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -113,7 +113,7 @@ type capturingBody struct {
 
 func (b capturingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if room := dynamolease.MaxReceiptLength - len(b.into.body); room > 0 {
+	if room := leasedwrite.MaxReceiptLength - len(b.into.body); room > 0 {
 		b.into.body = append(b.into.body, p[:min(n, room)]...)
 	}
 	return n, err

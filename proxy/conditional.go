@@ -88,7 +88,9 @@ func (p *Proxy) leasedRequest(c *call, mode leasedwrite.Mode) leasedwrite.Reques
 		Strict:    p.serializeAllWrites(c.target.Bucket) && mode.RecordsKeyStates(),
 		Receipt:   p.receiptOf(c),
 	}
-	req.FinishRenames = p.renameFinisher(c) // renameintent.go
+	if p.leaseOptions.Leases != nil {
+		req.Renames = renameStore{b: c.backend, bucket: c.target.Bucket} // renamestore.go
+	}
 	return req
 }
 

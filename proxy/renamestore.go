@@ -8,11 +8,34 @@ import (
 
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/precondition"
+	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/s3err"
 )
 
 // The store requests of a rename: s3cond's own, signed by the re-signer,
-// each under the leases of both keys (rename.go).
+// each under the leases of both keys (leasedwrite/rename.go).
+
+// renameStore is a rename's bucket of a store (leasedwrite.RenameStore).
+type renameStore struct {
+	b      *Backend
+	bucket string
+}
+
+var _ leasedwrite.RenameStore = renameStore{}
+
+func (s renameStore) Head(ctx context.Context, key string) (precondition.ObjectState, error) {
+	return s.b.head(ctx, renameTarget(s.bucket, key))
+}
+
+func (s renameStore) Copy(ctx context.Context, source, destination, sourceETag string) (known bool, err error) {
+	return s.b.copyForRename(ctx, s.bucket, source, destination, sourceETag)
+}
+
+func (s renameStore) Delete(ctx context.Context, key string) (known bool, err error) {
+	return s.b.deleteForRename(ctx, s.bucket, key)
+}
+
+func (s renameStore) LeasePath(key string) string { return s.b.leasePath(renameTarget(s.bucket, key)) }
 
 // renameTarget is the object of a rename's key in the call's bucket.
 func renameTarget(bucket, key string) operation.Target {
@@ -79,13 +102,4 @@ func (b *Backend) deleteForRename(ctx context.Context, bucket, key string) (know
 		return false, s3err.Newf(s3err.BadGateway, "The backend answered the rename's delete with status %d.", resp.StatusCode)
 	}
 	return true, s3err.Newf(s3err.BadGateway, "The backend answered the rename's delete with status %d.", resp.StatusCode)
-}
-
-// renameStates reads both keys of a rename.
-func (b *Backend) renameStates(ctx context.Context, bucket, source, destination string) (src, dst precondition.ObjectState, err error) {
-	if src, err = b.head(ctx, renameTarget(bucket, source)); err != nil {
-		return src, dst, err
-	}
-	dst, err = b.head(ctx, renameTarget(bucket, destination))
-	return src, dst, err
 }

@@ -34,7 +34,7 @@ func (w *Writer) acquireGuarded(req Request, g *guard, cond Condition, known *st
 	if err != nil {
 		return err
 	}
-	if err := finishLeftRenames(req, lease, cond); err != nil {
+	if err := w.finishLeftRenames(req, lease, cond); err != nil {
 		w.releaseLease(context.Background(), lease)
 		return err
 	}

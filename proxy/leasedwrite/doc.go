@@ -1,10 +1,11 @@
 // Package leasedwrite runs s3cond's conditional writes on a store that
 // cannot be trusted with them: PutObject, CopyObject,
 // CompleteMultipartUpload and DeleteObject carrying If-Match /
-// If-None-Match (every such write in strict mode), and the conditional
-// entries of a DeleteObjects, each under its key's lease
-// (docs/spec.md §3 is the protocol; this package is its one
-// implementation in the request path).
+// If-None-Match (every such write in strict mode), the conditional
+// entries of a DeleteObjects, each under its key's lease, and
+// RenameObject under both of its keys' (docs/spec.md §3 and "RenameObject"
+// are the protocol; this package is its one implementation in the request
+// path).
 //
 // # Reading order
 //
@@ -33,16 +34,40 @@
 // keys: every state read first, the leases in key order and in batches,
 // one wait budget, one guard.
 //
+// RenameObject is Writer.Rename (rename.go; docs/spec.md, "RenameObject"),
+// whose steps run in this order:
+//
+//	token      rename.go          with a client token: its own rename lock
+//	                              (holdRenameToken), then its record read
+//	                              (a replay answers 200 or 400 here)
+//	read       rename.go          HEAD both keys; RenameRequest.Evaluate
+//	hold       renamelease.go     both keys' rename locks and version leases
+//	                              in key order, each version re-checked;
+//	                              sized to the copy; renewed; a loss stops it
+//	finish     renameintent.go    an intent left on either key finished or
+//	                              dropped first, both keys then read again
+//	move       renamemove.go      the intent written, CopyObject, the intent
+//	                              moved to copied, DeleteObject, the intent
+//	                              cleared, through RenameStore
+//	release    rename.go          the leases released once the outcome is
+//	                              known (else left to expire); the token's
+//	                              record written, then its lock released
+//
+// A conditional write whose lease was taken over from a vanished holder
+// finishes that holder's rename first (renamefinish.go), under both keys'
+// rename locks.
+//
 // # The seam
 //
 // The package knows leases, not HTTP. proxy gives it a Request (what the
 // write addresses, its Mode), a StateReader (HEAD a target, a copy
-// source's size, a completion's parts' total) and a Sender, which sends the
-// write's one store request with a Guard: two hooks in the manner of
-// httputil.ReverseProxy's, BeforeFinalByte (run on net/http's goroutine
-// writing the request body, when the body's final byte would leave) and
-// BeforeSuccess (run before a 2xx is relayed), the request's context, and
-// the condition headers to send. The store's Mode (native, hold-back,
+// source's size, a completion's parts' total), for a rename a RenameStore
+// (HEAD, CopyObject and DeleteObject of its bucket, renameseam.go), and a
+// Sender, which sends the write's one store request with a Guard: two
+// hooks in the manner of httputil.ReverseProxy's, BeforeFinalByte (run on
+// net/http's goroutine writing the request body, when the body's final
+// byte would leave) and BeforeSuccess (run before a 2xx is relayed), the
+// request's context, and the condition headers to send. The store's Mode (native, hold-back,
 // lease-first, and the conditions it checks itself) is chosen by
 // internal/app and read once per request.
 //
@@ -83,4 +108,16 @@
 //     abandonEarly's), started by release or abandonEarly: each bounded by
 //     releaseTimeout, counted by releaseTracker, awaited by
 //     Writer.WaitForReleases at shutdown.
+//
+// A rename runs on its handler's goroutine and returns only when every
+// goroutine it started has been told to end (its releases are not in the
+// background: the handler waits for them, each bounded by the lease
+// table's timeout):
+//
+//   - renewals (dynamolease.Lease.KeepAlive), one per lease held, the
+//     token's lock included, started by keepRenameLeases and
+//     holdRenameToken: stopped before the leases are released.
+//   - loss watch (untilLeaseLost), one per key lease: ends when the
+//     rename's work context ends (cancelled on return), or on a loss,
+//     which cancels that context and so the rename's store requests.
 package leasedwrite

@@ -1,6 +1,10 @@
 package leasedwrite
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/s3cond/s3cond/dynamolease"
+)
 
 // Receipts (SPEC §3, "Exactly-once retries"; dynamolease/receipt.go): a
 // write whose answer, read in full, was a success leaves that answer's
@@ -8,6 +12,11 @@ import "net/http"
 // the release's own table write, so a retry whose answer was lost can be
 // given it. guard.end releases only when the answer was read in full; any
 // other outcome records nothing.
+
+// MaxReceiptLength bounds a receipt as the lease table stores it
+// (dynamolease.MaxReceiptLength): proxy keeps no more of an answer than
+// this, and meets the table only through this package.
+const MaxReceiptLength = dynamolease.MaxReceiptLength
 
 // noteAnswerAndReceipt is the Guard's Answered: the key's state for
 // strict mode's record, and the answer's receipt.

@@ -1,6 +1,8 @@
 package leasedwrite
 
 import (
+	"context"
+
 	"github.com/s3cond/s3cond/dynamolease"
 )
 
@@ -10,11 +12,11 @@ import (
 // keeps (docs/spec.md, "RenameObject"). It is finished first, so no write
 // of either key lands in the middle of it; the key may have moved then,
 // so the write's condition is checked again under the lease.
-func finishLeftRenames(req Request, lease *dynamolease.Lease, cond Condition) error {
-	if req.FinishRenames == nil || !lease.TookOverHeld() {
+func (w *Writer) finishLeftRenames(req Request, lease *dynamolease.Lease, cond Condition) error {
+	if req.Renames == nil || !lease.TookOverHeld() {
 		return nil
 	}
-	finished, err := req.FinishRenames(req.Ctx)
+	finished, err := w.finishRenamesOf(req.Ctx, req.Renames, req.Target.Bucket, req.Target.Key)
 	if err != nil {
 		return leaseError(err)
 	}
@@ -25,4 +27,27 @@ func finishLeftRenames(req Request, lease *dynamolease.Lease, cond Condition) er
 		return leaseError(err)
 	}
 	return nil
+}
+
+// finishRenamesOf finishes an intent on key's row under both of its keys'
+// rename locks, read again once they are held (a live rename, or another
+// finisher, may have cleared it meanwhile); finished says whether there
+// was one.
+func (w *Writer) finishRenamesOf(ctx context.Context, store RenameStore, bucket, key string) (finished bool, err error) {
+	i, err := w.pendingIntent(ctx, store, key)
+	if err != nil || i == nil {
+		return false, err
+	}
+	locks, err := w.acquireRenameLeases(ctx, []renameLease{
+		{path: store.LeasePath(i.Source), etag: dynamolease.RenameLockETag},
+		{path: store.LeasePath(i.Destination), etag: dynamolease.RenameLockETag},
+	})
+	if err != nil {
+		return false, err
+	}
+	defer w.releaseRenameLeases(ctx, locks)
+	if i, err = w.pendingIntent(ctx, store, key); err != nil || i == nil {
+		return false, err
+	}
+	return true, w.finishIntent(ctx, store, *i)
 }

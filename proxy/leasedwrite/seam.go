@@ -104,11 +104,11 @@ type Request struct {
 	// state (recorded.go) — where Mode.RecordsKeyStates says the store's
 	// acknowledgements can be trusted for it.
 	Strict bool
-	// FinishRenames, if set, finishes a RenameObject of the target's key
-	// that its holder left between its copy and its delete; finished
-	// says whether there was one. It runs when the write's lease was
-	// taken over from a holder that never released it (renamefinish.go).
-	FinishRenames func(context.Context) (finished bool, err error)
+	// Renames, if set, is the store of the target's bucket, with which a
+	// RenameObject of the target's key that its holder left between its
+	// copy and its delete is finished. That runs when the write's lease
+	// was taken over from a holder that never released it (renamefinish.go).
+	Renames RenameStore
 	// Receipt, if set, is the receipt of the write's answer, read in full
 	// and 2xx, that its lease's release records for the write's retries
 	// (receipt.go); empty: none.

@@ -1,4 +1,4 @@
-package proxy
+package leasedwrite
 
 import (
 	"context"
@@ -51,10 +51,10 @@ func decodeRenameIntent(text string) (renameIntent, error) {
 
 // writeIntent records i on both keys' intent rows; the caller holds both
 // keys' rename locks.
-func (p *Proxy) writeIntent(ctx context.Context, b *Backend, i renameIntent) error {
+func (w *Writer) writeIntent(ctx context.Context, store RenameStore, i renameIntent) error {
 	text := i.encode()
 	for _, key := range []string{i.Source, i.Destination} {
-		if err := p.leaseOptions.Leases.PutRenameIntent(ctx, b.leasePath(renameTarget(i.Bucket, key)), text); err != nil {
+		if err := w.leases.PutRenameIntent(ctx, store.LeasePath(key), text); err != nil {
 			return fmt.Errorf("record rename intent on %q: %w", key, err)
 		}
 	}
@@ -62,9 +62,9 @@ func (p *Proxy) writeIntent(ctx context.Context, b *Backend, i renameIntent) err
 }
 
 // clearIntent removes the intent from both keys' rows.
-func (p *Proxy) clearIntent(ctx context.Context, b *Backend, i renameIntent) error {
+func (w *Writer) clearIntent(ctx context.Context, store RenameStore, i renameIntent) error {
 	for _, key := range []string{i.Source, i.Destination} {
-		if err := p.leaseOptions.Leases.PutRenameIntent(ctx, b.leasePath(renameTarget(i.Bucket, key)), ""); err != nil {
+		if err := w.leases.PutRenameIntent(ctx, store.LeasePath(key), ""); err != nil {
 			return fmt.Errorf("clear rename intent on %q: %w", key, err)
 		}
 	}
@@ -72,11 +72,11 @@ func (p *Proxy) clearIntent(ctx context.Context, b *Backend, i renameIntent) err
 }
 
 // pendingIntent reads the intent left on key's row, if any.
-func (p *Proxy) pendingIntent(ctx context.Context, b *Backend, bucket, key string) (*renameIntent, error) {
+func (w *Writer) pendingIntent(ctx context.Context, store RenameStore, key string) (*renameIntent, error) {
 	if unsafeIgnoreRenameIntents {
 		return nil, nil
 	}
-	text, err := p.leaseOptions.Leases.RenameIntent(ctx, b.leasePath(renameTarget(bucket, key)))
+	text, err := w.leases.RenameIntent(ctx, store.LeasePath(key))
 	if err != nil || text == "" {
 		return nil, err
 	}
@@ -94,19 +94,19 @@ func (p *Proxy) pendingIntent(ctx context.Context, b *Backend, bucket, key strin
 // the copy while no other leased writer could write it), the rename is
 // finished by deleting the source; otherwise the copy never landed and
 // the rename is undone by forgetting it. The intent is cleared either way.
-func (p *Proxy) finishIntent(ctx context.Context, b *Backend, i renameIntent) error {
-	src, dst, err := b.renameStates(ctx, i.Bucket, i.Source, i.Destination)
+func (w *Writer) finishIntent(ctx context.Context, store RenameStore, i renameIntent) error {
+	src, dst, err := renameStates(ctx, store, i.Source, i.Destination)
 	if err != nil {
 		return err
 	}
 	if src.Exists && precondition.ETagsEqual(src.ETag, i.SourceETag) && copyLanded(i, dst) {
-		if _, err := b.deleteForRename(ctx, i.Bucket, i.Source); err != nil {
+		if _, err := store.Delete(ctx, i.Source); err != nil {
 			return err
 		}
-		p.log.Info().Str("bucket", i.Bucket).Str("source", i.Source).Str("destination", i.Destination).
+		w.log.Info().Str("bucket", i.Bucket).Str("source", i.Source).Str("destination", i.Destination).
 			Msg("finished a rename its holder left between its copy and its delete")
 	}
-	return p.clearIntent(ctx, b, i)
+	return w.clearIntent(ctx, store, i)
 }
 
 func copyLanded(i renameIntent, dst precondition.ObjectState) bool {
@@ -123,9 +123,9 @@ func copyLanded(i renameIntent, dst precondition.ObjectState) bool {
 // both keys' rename locks. An intent naming other keys (this key was the
 // other end of a rename with a third key) is finished under that
 // rename's own locks (finishElsewhere).
-func (p *Proxy) finishPending(ctx context.Context, b *Backend, bucket string, keys ...string) (finished bool, err error) {
+func (w *Writer) finishPending(ctx context.Context, store RenameStore, keys ...string) (finished bool, err error) {
 	for _, key := range keys {
-		i, err := p.pendingIntent(ctx, b, bucket, key)
+		i, err := w.pendingIntent(ctx, store, key)
 		if err != nil || i == nil {
 			if err != nil {
 				return finished, err
@@ -133,10 +133,10 @@ func (p *Proxy) finishPending(ctx context.Context, b *Backend, bucket string, ke
 			continue
 		}
 		if !sameKeys(*i, keys) {
-			if err := p.finishElsewhere(ctx, b, *i, key); err != nil {
+			if err := w.finishElsewhere(ctx, store, *i, key); err != nil {
 				return finished, err
 			}
-		} else if err := p.finishIntent(ctx, b, *i); err != nil {
+		} else if err := w.finishIntent(ctx, store, *i); err != nil {
 			return finished, err
 		}
 		finished = true
@@ -153,44 +153,15 @@ func sameKeys(i renameIntent, keys []string) bool {
 // well, out of key order, so a rename holding it and waiting for held
 // makes one of the two give up after its wait budget (409), never both
 // wait for ever.
-func (p *Proxy) finishElsewhere(ctx context.Context, b *Backend, i renameIntent, held string) error {
+func (w *Writer) finishElsewhere(ctx context.Context, store RenameStore, i renameIntent, held string) error {
 	other := i.Source
 	if other == held {
 		other = i.Destination
 	}
-	lock, err := p.leaseOptions.Leases.Acquire(ctx, b.leasePath(renameTarget(i.Bucket, other)), dynamolease.RenameLockETag, nil)
+	lock, err := w.leases.Acquire(ctx, store.LeasePath(other), dynamolease.RenameLockETag, nil)
 	if err != nil {
 		return fmt.Errorf("take the rename lock of %q: %w", other, err)
 	}
-	defer p.releaseRenameLeases(ctx, []*dynamolease.Lease{lock})
-	return p.finishIntent(ctx, b, i)
-}
-
-// renameFinisher is a leased write's leasedwrite.Request.FinishRenames:
-// an intent on the write's key is finished under both of its keys'
-// rename locks, read again once they are held (a live rename, or another
-// finisher, may have cleared it meanwhile).
-func (p *Proxy) renameFinisher(c *call) func(context.Context) (bool, error) {
-	if p.leaseOptions.Leases == nil {
-		return nil
-	}
-	b, bucket, key := c.backend, c.target.Bucket, c.target.Key
-	return func(ctx context.Context) (bool, error) {
-		i, err := p.pendingIntent(ctx, b, bucket, key)
-		if err != nil || i == nil {
-			return false, err
-		}
-		locks, err := p.acquireRenameLeases(ctx, []renameLease{
-			{path: b.leasePath(renameTarget(bucket, i.Source)), etag: dynamolease.RenameLockETag},
-			{path: b.leasePath(renameTarget(bucket, i.Destination)), etag: dynamolease.RenameLockETag},
-		})
-		if err != nil {
-			return false, err
-		}
-		defer p.releaseRenameLeases(ctx, locks)
-		if i, err = p.pendingIntent(ctx, b, bucket, key); err != nil || i == nil {
-			return false, err
-		}
-		return true, p.finishIntent(ctx, b, *i)
-	}
+	defer w.releaseRenameLeases(ctx, []*dynamolease.Lease{lock})
+	return w.finishIntent(ctx, store, i)
 }

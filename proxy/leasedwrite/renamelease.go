@@ -1,4 +1,4 @@
-package proxy
+package leasedwrite
 
 import (
 	"cmp"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/s3cond/s3cond/dynamolease"
 	"github.com/s3cond/s3cond/precondition"
-	"github.com/s3cond/s3cond/proxy/leasedwrite"
 	"github.com/s3cond/s3cond/s3err"
 )
 
@@ -29,15 +28,15 @@ var errRenameStateMoved = errors.New("rename: a key moved while its lease was ta
 // acquireRenameLeases takes leases in the protocol's key order (path, then
 // sort key), so renames of overlapping keys never wait for each other in
 // a cycle. On an error the leases already taken are released.
-func (p *Proxy) acquireRenameLeases(ctx context.Context, reqs []renameLease) ([]*dynamolease.Lease, error) {
+func (w *Writer) acquireRenameLeases(ctx context.Context, reqs []renameLease) ([]*dynamolease.Lease, error) {
 	slices.SortFunc(reqs, func(a, b renameLease) int {
 		return cmp.Or(cmp.Compare(a.path, b.path), cmp.Compare(a.etag, b.etag))
 	})
 	leases := make([]*dynamolease.Lease, 0, len(reqs))
 	for _, r := range reqs {
-		l, err := p.leaseOptions.Leases.Acquire(ctx, r.path, r.etag, r.check)
+		l, err := w.leases.Acquire(ctx, r.path, r.etag, r.check)
 		if err != nil {
-			p.releaseRenameLeases(ctx, leases)
+			w.releaseRenameLeases(ctx, leases)
 			return nil, err
 		}
 		leases = append(leases, l)
@@ -47,12 +46,12 @@ func (p *Proxy) acquireRenameLeases(ctx context.Context, reqs []renameLease) ([]
 
 // releaseRenameLeases releases leases whose writes have ended with a known
 // outcome; a failure leaves the row to expire, as any lease's.
-func (p *Proxy) releaseRenameLeases(ctx context.Context, leases []*dynamolease.Lease) {
-	relCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.leaseOptions.Leases.Options().Timeout)
+func (w *Writer) releaseRenameLeases(ctx context.Context, leases []*dynamolease.Lease) {
+	relCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.leases.Options().Timeout)
 	defer cancel()
 	for _, l := range leases {
 		if err := l.Release(relCtx); err != nil {
-			p.log.Warn().Err(err).Str("path", l.Path()).Msg("rename lease release failed; the lease expires on its own")
+			w.log.Warn().Err(err).Str("path", l.Path()).Msg("rename lease release failed; the lease expires on its own")
 		}
 	}
 }
@@ -73,9 +72,9 @@ func keepRenameLeases(ctx context.Context, leases []*dynamolease.Lease) (stop fu
 // versionCheck is the re-check of a key's version lease: the key must
 // still be at etag ("*": absent). A missing source is S3's 404; any other
 // move is a conflict.
-func versionCheck(b *Backend, bucket, key, etag string, isSource bool) func(context.Context) error {
+func versionCheck(store RenameStore, key, etag string, isSource bool) func(context.Context) error {
 	return func(ctx context.Context) error {
-		s, err := b.head(ctx, renameTarget(bucket, key))
+		s, err := store.Head(ctx, key)
 		if err != nil {
 			return err
 		}
@@ -101,11 +100,11 @@ func versionETag(s precondition.ObjectState) string {
 // copy of size bytes, as a leased CopyObject's lease is sized: a rename
 // whose process dies mid-copy leaves rows that nobody takes over before
 // the store can have finished the copy. It returns the length.
-func (p *Proxy) sizeRenameLeases(ctx context.Context, leases []*dynamolease.Lease, size int64) (time.Duration, error) {
-	length := p.leased.LeaseLengthFor(size)
+func (w *Writer) sizeRenameLeases(ctx context.Context, leases []*dynamolease.Lease, size int64) (time.Duration, error) {
+	length := w.leaseLengthFor(size)
 	for _, l := range leases {
 		if err := l.Extend(ctx, length); err != nil {
-			return 0, leasedwrite.LeaseError(err)
+			return 0, leaseError(err)
 		}
 	}
 	return length, nil
