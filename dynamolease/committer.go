@@ -363,6 +363,7 @@ func (c *Committer) takeOver(ctx context.Context, a *attempt, row *Record, relea
 			Msg("took over lease")
 		lease := c.newLease(a, r, sentAt)
 		lease.found = trustedKeyState(row)
+		lease.carried = c.sealedReceiptOf(row)
 		lease.tookOverHeld = !row.Released
 		return lease, nil, nil
 	}

@@ -28,9 +28,11 @@
 //   - key_state (S): on a released row in strict mode, the key's state its
 //     holder left ("absent", or "exists " and the ETag: keystate.go); never
 //     on arrow-rs keyed rows.
-//   - receipt (S): on a released row, the answer its holder's write got,
-//     for that write's retries (receipt.go); a row whose sort key starts
-//     "receipt " carries one and is no lease.
+//   - receipt (S): on a released row, the answer a holder's write got, for
+//     that write's retries (receipt.go), after the Unix milliseconds it was
+//     recorded at; later holders that do not commit write it back on their
+//     release, until Options.TTL after that time. A row whose sort key
+//     starts "receipt " carries one and is no lease.
 //
 // RenameObject keeps rows of its own in the same table, sort keys starting
 // with "#" (no ETag as S3 returns it does): a key's rename lock, its

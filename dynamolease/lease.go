@@ -40,8 +40,10 @@ type Lease struct {
 	// tookOverHeld: this lease took its row over from a holder that had
 	// not released it (renametakeover.go).
 	tookOverHeld bool
-	// receipt, set by RecordReceipt, is what Release records (receipt.go).
-	receipt string
+	// receipt, set by RecordReceipt, is what Release records (receipt.go),
+	// sealed; carried is the sealed receipt the row bore when this lease
+	// took it, which Release writes back when receipt is empty.
+	receipt, carried string
 
 	lost      chan struct{}
 	lostOnce  sync.Once
@@ -177,7 +179,7 @@ func (l *Lease) release(ctx context.Context, notAwaited bool) error {
 	mine := l.Generation()
 	r := l.record(mine, true)
 	r.KeyState = l.recordedOutcome()
-	r.Receipt = l.receipt
+	r.Receipt = l.releasedReceipt()
 	// The new version's row is independent of this one: write both at
 	// once, so the next writer finds the birth as soon as this release.
 	birthDone := make(chan struct{})

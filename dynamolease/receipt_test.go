@@ -2,6 +2,7 @@ package dynamolease_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -10,8 +11,7 @@ import (
 )
 
 // A released lease carries its receipt; a retry reading the row while the
-// holder still has it waits for the release; the next holder's takeover
-// clears it.
+// holder still has it waits for the release.
 func TestReceiptIsRecordedOnReleaseAndAwaitedWhileHeld(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, first, second := twoProcesses(fastOptions())
@@ -38,10 +38,76 @@ func TestReceiptIsRecordedOnReleaseAndAwaitedWhileHeld(t *testing.T) {
 		if got := <-read; got != "first attempt's answer" {
 			t.Fatalf("Receipt = %q after the release", got)
 		}
-		next := mustAcquire(t, second, "b/k", "*")
-		defer next.Release(context.Background())
-		if got, _ := first.Receipt(context.Background(), "b/k", "*"); got != "" {
-			t.Fatalf("a row taken over still answers receipt %q", got)
+	})
+}
+
+// A receipt survives the holders that do not commit: the loser of the
+// race on the same expected ETag takes the released row over, re-checks,
+// fails and releases; a plain holder and a batch release (ReleaseAll) do
+// the same; each writes the receipt back. A holder that records its own
+// replaces it.
+func TestReceiptIsCarriedByHoldersThatDoNotCommit(t *testing.T) {
+	ctx := context.Background()
+	_, first, second := twoProcesses(fastOptions())
+	winner := mustAcquire(t, first, "b/k", `"e1"`)
+	winner.RecordReceipt("winner's answer")
+	if err := winner.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lost := errors.New("precondition failed")
+	tookOver := false
+	_, err := second.Acquire(ctx, "b/k", `"e1"`, func(context.Context) error {
+		if tookOver {
+			return lost // the re-check under the lease: the key moved on
+		}
+		tookOver = true
+		return nil
+	})
+	if !errors.Is(err, lost) || !tookOver {
+		t.Fatalf("the loser's Acquire = %v (took over: %v), want its re-check's failure", err, tookOver)
+	}
+	if got, _ := first.Receipt(ctx, "b/k", `"e1"`); got != "winner's answer" {
+		t.Fatalf("after the loser's release Receipt = %q, want the winner's", got)
+	}
+	plain := mustAcquire(t, second, "b/k", `"e1"`)
+	if errs := second.ReleaseAll(ctx, []*dynamolease.Lease{plain}); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	if got, _ := first.Receipt(ctx, "b/k", `"e1"`); got != "winner's answer" {
+		t.Fatalf("after a batch release Receipt = %q, want the winner's", got)
+	}
+	committer := mustAcquire(t, first, "b/k", `"e1"`)
+	committer.RecordReceipt("a later commit's answer")
+	if err := committer.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := second.Receipt(ctx, "b/k", `"e1"`); got != "a later commit's answer" {
+		t.Fatalf("Receipt = %q, want the later commit's own", got)
+	}
+}
+
+// A receipt answers for Options.TTL from when it was recorded, however
+// often holders carry it forward and so refresh the row's own TTL.
+func TestCarriedReceiptEndsAtItsOwnTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		opts := fastOptions()
+		opts.TTL = time.Hour
+		_, first, second := twoProcesses(opts)
+		l := mustAcquire(t, first, "b/k", "*")
+		l.RecordReceipt("answer")
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			time.Sleep(opts.TTL/3 + time.Second)
+			carrier := mustAcquire(t, second, "b/k", "*")
+			if err := carrier.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, _ := first.Receipt(ctx, "b/k", "*"); got != "" {
+			t.Fatalf("Receipt = %q past its own time on a row its carriers kept alive", got)
 		}
 	})
 }

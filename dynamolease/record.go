@@ -18,8 +18,9 @@ type Record struct {
 	// KeyState, on a released row, is the key's state its holder left
 	// (keystate.go); nil on every other row write.
 	KeyState *KeyState
-	// Receipt, on a released row, is the answer its holder's write got
-	// (receipt.go), opaque here; empty on every other row write.
+	// Receipt, on a released row, is the answer a holder's write got,
+	// sealed with the time it was recorded (receipt.go), opaque to Tables;
+	// empty on every other row write.
 	Receipt string
 	// Unreadable says what was wrong with the stored row when some of it
 	// could not be read as written (internal/rowcodec); empty for a sound row.

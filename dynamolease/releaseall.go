@@ -68,7 +68,9 @@ func (c *Committer) releaseBatch(ctx context.Context, bt BatchTable, leases []*L
 			continue
 		}
 		mine := l.Generation()
-		pending = append(pending, pendingRelease{i: i, l: l, record: l.record(mine, true), seen: mine})
+		r := l.record(mine, true)
+		r.Receipt = l.releasedReceipt() // a receipt outlives holders that do not commit (receipt.go)
+		pending = append(pending, pendingRelease{i: i, l: l, record: r, seen: mine})
 		lazy = lazy && !c.local.contended(l.state)
 	}
 	if len(pending) == 0 {

@@ -64,6 +64,7 @@ func (c *Committer) createOrTake(ctx context.Context, a *attempt) (lease *Lease,
 			lease.createdBy = time.Now()
 		} else {
 			lease.found = trustedKeyState(replaced)
+			lease.carried = c.sealedReceiptOf(replaced)
 			c.opts.Observer.TookOver(true)
 		}
 		return lease, nil, true, nil

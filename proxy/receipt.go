@@ -18,8 +18,8 @@ import (
 // receipt is its own: the same principal, the same amz-sdk-invocation-id
 // (which every attempt of one SDK call carries, and botocore and the Go
 // SDK sign), the same key (the row's) and the same content (the body's
-// digest and length; a copy's source; a completion's parts list), and the
-// key still at the ETag the receipt names. Everything in a receipt comes
+// digest and length; a copy's source; a completion's parts list), wherever
+// the key has moved since. Everything in a receipt comes
 // from the client's request or the store's answer to it: a principal can
 // only ever be told again what it was told once.
 

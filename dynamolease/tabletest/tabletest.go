@@ -40,7 +40,7 @@ func Run(t *testing.T, newTable func(t *testing.T) dynamolease.Table) {
 		{"KeyStateOfCreatedRow", testKeyStateOfCreatedRow},
 		{"CreateOrTakeVouched", testCreateOrTakeVouched},
 		{"RenameNotes", testRenameNotes},
-		{"ReceiptWrittenByReleaseAndClearedByTakeover", testReceiptWrittenByReleaseAndClearedByTakeover},
+		{"ReceiptCarriedAcrossHolders", testReceiptCarriedAcrossHolders},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,44 +25,32 @@ import (
 // PutObject or a CopyObject) reaches s3cond and is answered in full, and
 // the client is told the connection was reset. The SDK then retries, as
 // it does for any connection error, with the same amz-sdk-invocation-id
-// and body.
+// and body, after its jittered backoff.
 //
-// A receipt answers a retry only while the key is at the version its
-// first attempt wrote: one that finds the key moved on is 412, as on S3
-// (docs/spec.md §3, "Exactly-once retries"). So that window is kept shut:
-// a write chosen to lose its answer has its key to itself, from before
-// its first attempt is sent until its retry is answered; every other
-// request of the key waits (a per-key read lock), and requests of other
-// keys run on. What the checker then judges is exactly whether a retry of
-// a committed write is told it failed.
+// Nothing else waits for a cut write: the other clients keep reading and
+// writing its key meanwhile, as the writers of a Delta or Lance table race
+// on one version. Some of them CAS on the very ETag the cut write
+// expected (losers of its race, which take over the lease row its receipt
+// is on to re-check, and fail), others read the value it wrote and CAS it
+// onward before its retry is answered. A retry of a write that committed
+// must get its 200 through all of that (docs/spec.md §3, "Exactly-once
+// retries"), and the checker judges whether any was told it failed.
 type LostAnswers struct {
 	OneIn int
 	// Lost counts the answers cut; Committed those of them that were 2xx.
 	Lost, Committed atomic.Int64
 
-	mu    sync.Mutex
-	rnd   *rand.Rand
-	keys  map[string]*sync.RWMutex
-	owned map[string]*sync.RWMutex // invocation id → the key it holds
+	mu  sync.Mutex
+	rnd *rand.Rand
 }
 
 // roundTrip sends r on next; it cuts the answer of a chosen first attempt.
 func (l *LostAnswers) roundTrip(next http.RoundTripper, r *http.Request) (*http.Response, error) {
-	invocation := r.Header.Get("Amz-Sdk-Invocation-Id")
-	if held := l.takeOwned(invocation); held != nil {
-		defer held.Unlock() // the retry of a cut write: its key was kept for it
-		return next.RoundTrip(r)
-	}
-	key := l.keyLock(r.URL.Path)
 	if !l.cuts(r) {
-		key.RLock()
-		defer key.RUnlock()
 		return next.RoundTrip(r)
 	}
-	key.Lock()
 	resp, err := next.RoundTrip(r)
 	if err != nil {
-		key.Unlock()
 		return resp, err
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
@@ -71,32 +59,7 @@ func (l *LostAnswers) roundTrip(next http.RoundTripper, r *http.Request) (*http.
 	if resp.StatusCode/100 == 2 {
 		l.Committed.Add(1)
 	}
-	l.mu.Lock()
-	l.owned[invocation] = key
-	l.mu.Unlock()
 	return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
-}
-
-// takeOwned returns the key lock a cut attempt of this invocation holds,
-// for its retry to release once answered; nil for any other request.
-func (l *LostAnswers) takeOwned(invocation string) *sync.RWMutex {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	held := l.owned[invocation]
-	delete(l.owned, invocation)
-	return held
-}
-
-func (l *LostAnswers) keyLock(path string) *sync.RWMutex {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.keys == nil {
-		l.keys, l.owned = map[string]*sync.RWMutex{}, map[string]*sync.RWMutex{}
-	}
-	if l.keys[path] == nil {
-		l.keys[path] = &sync.RWMutex{}
-	}
-	return l.keys[path]
 }
 
 // cuts tells whether r's answer is to be lost: a first attempt of a
@@ -123,14 +86,13 @@ func (t lossyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.lost.roundTrip(t.next, r)
 }
 
-// noBackoff retries at once: a cut write holds its key until its retry
-// is answered, and other clients of the key wait for it.
-type noBackoff struct{}
-
-func (noBackoff) BackoffDelay(int, error) (time.Duration, error) { return 0, nil }
+// maxRetryBackoff caps the SDK's own exponential jittered backoff far
+// below its default 20 s, so the workload stays short: a retry comes up to
+// maxRetryBackoff after the cut, while the other clients move the key on.
+const maxRetryBackoff = 40 * time.Millisecond
 
 // lossyClient is Cluster.Client through a LostAnswers, with the SDK's
-// standard retries (three attempts, none delayed).
+// standard retries (three attempts, maxRetryBackoff).
 func (c *Cluster) lossyClient(i int, timeout time.Duration, lost *LostAnswers) *s3.Client {
 	endpoints := c.Endpoints()
 	transport := http.DefaultTransport.(*http.Transport).Clone()
@@ -138,7 +100,7 @@ func (c *Cluster) lossyClient(i int, timeout time.Duration, lost *LostAnswers) *
 	return e2e.NewS3Client(endpoints[i%len(endpoints)], c.Cred, httpClient, func(o *s3.Options) {
 		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = 3
-			so.Backoff = noBackoff{}
+			so.Backoff = retry.NewExponentialJitterBackoff(maxRetryBackoff)
 			so.RateLimiter = ratelimit.None // every lost answer is retried
 		})
 		o.RetryMaxAttempts = 3

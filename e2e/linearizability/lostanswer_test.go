@@ -39,8 +39,10 @@ func lostAnswerCases(t *testing.T) []lostAnswerCase {
 // conditional PUT in three after s3cond sent it; the SDK retries each.
 // A PUT is a PutObject or a CopyObject: copies whose answers are lost are
 // retried as the SDK retries them, with the same source.
-// No deletes and no unconditional writes: a retry that finds the key
-// moved on from the version its first attempt wrote is 412 on S3 too.
+// Nothing waits for a cut write's retry (LostAnswers): the same keys are
+// read, CAS'd (on the cut write's own expected ETag too) and copied over
+// meanwhile. No deletes: a lease row keeps one receipt, and a delete lets
+// a second create commit on the "*" row the first's receipt is on.
 func recordLostAnswers(t *testing.T, tc lostAnswerCase) *Recorder {
 	c := NewCluster(t, tc.opts)
 	lost := &LostAnswers{OneIn: 3}
