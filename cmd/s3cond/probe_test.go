@@ -82,7 +82,9 @@ func TestProbeAppliesTheKnownRacyTable(t *testing.T) {
 		if err != nil {
 			t.Fatalf("probe: %v", err)
 		}
-		var rep struct{ Capabilities map[string]struct{ Verdict string } }
+		var rep struct {
+			Capabilities map[string]struct{ Verdict string }
+		}
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("probe --json: %v\n%s", err, out)
 		}
