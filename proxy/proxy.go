@@ -294,6 +294,13 @@ func (p *Proxy) serveS3(w http.ResponseWriter, r *http.Request) {
 		p.fail(c, err)
 		return
 	}
+	p.serveVerified(c)
+}
+
+// serveVerified serves an authenticated, admitted request: the writes
+// s3cond makes conditional, DeleteObjects, RenameObject and ListBuckets
+// by s3cond's own handlers, everything else forwarded.
+func (p *Proxy) serveVerified(c *call) {
 	if err := p.checkCopySourceConditions(c); err != nil {
 		p.fail(c, err)
 		return
