@@ -136,14 +136,7 @@ func buildWith(ctx context.Context, cfg *config.Config, log zerolog.Logger, repr
 	a.AdminHandler = withLeaseEndpoints(admin.Handler(a.Registry, a.Readiness), a.leaseTable, cfg.Lease,
 		adminToken, releasesThroughAdmin(cfg), log.With().Str("component", "admin").Logger())
 	keyring := access.NewKeyring(cfg.Keys, access.AnonymousRead(cfg.Anonymous.Buckets))
-	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
-	verifier.MaxSkew = cfg.Server.MaxSkew
-	if cfg.Auth.SignatureV2 {
-		verifier.SignatureV2 = true
-		domain := cfg.Server.Domain
-		verifier.VirtualHostBucket = func(host string) string { return operation.VirtualHostBucket(host, domain) }
-		log.Warn().Msg("auth.signature_v2 is on: SigV2 requests sign neither their body (unless Content-MD5 is sent) nor Host")
-	}
+	verifier := newVerifier(cfg, keyring, log)
 
 	prx := proxy.New(proxy.Options{
 		Auth:               verifier,
@@ -177,6 +170,20 @@ func buildWith(ctx context.Context, cfg *config.Config, log zerolog.Logger, repr
 		return prx.WaitForReleases(ctx)
 	})
 	return a, nil
+}
+
+// newVerifier is the client signature verifier of cfg's server and auth
+// sections, over keyring's keys.
+func newVerifier(cfg *config.Config, keyring *access.Keyring, log zerolog.Logger) *sigv4.Verifier {
+	verifier := sigv4.NewVerifier(keyring, cfg.Server.Region)
+	verifier.MaxSkew = cfg.Server.MaxSkew
+	if cfg.Auth.SignatureV2 {
+		verifier.SignatureV2 = true
+		domain := cfg.Server.Domain
+		verifier.VirtualHostBucket = func(host string) string { return operation.VirtualHostBucket(host, domain) }
+		log.Warn().Msg("auth.signature_v2 is on: SigV2 requests sign neither their body (unless Content-MD5 is sent) nor Host")
+	}
+	return verifier
 }
 
 // buildBackend builds one backend; key names it in errors ("backend",
