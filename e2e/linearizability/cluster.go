@@ -186,23 +186,7 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 		c.env = append(c.env, serializeEnv+"="+opts.Serialize)
 	}
 	if opts.DynamoDB {
-		c.Moto = opts.Moto
-		if c.Moto == nil {
-			c.Moto = StartRestartableMoto(t)
-		}
-		table := opts.Table
-		if table == "" {
-			table = tableName
-		}
-		leaseEndpoint := c.Moto.Endpoint
-		if opts.DelayLeaseStore {
-			c.LeaseDelay = testservers.StartDelayProxy(t, strings.TrimPrefix(c.Moto.Endpoint, "http://"))
-			leaseEndpoint = c.LeaseDelay.Endpoint()
-		}
-		c.Config.Lease.Store = "dynamodb"
-		c.Config.Lease.DynamoDB = e2e.DynamoDBConfig{Table: table, Region: e2e.Region, Endpoint: leaseEndpoint,
-			Credentials: e2e.CredentialsConfig{Source: "static", AccessKeyID: "testing", SecretAccessKey: "testing"}}
-		c.CreateLeaseTable(t)
+		c.useDynamoDB(t, opts)
 	}
 	if opts.Etcd != nil {
 		c.useEtcd(opts.Etcd)
@@ -210,6 +194,42 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	if opts.Direct {
 		c.Cred, opts.Proxies = c.Store.Cred, 0
 	}
+	c.startProxies(t, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Client(0, 10*time.Second).CreateBucket(ctx, bucketInput(c.Bucket)); err != nil {
+		t.Fatalf("create bucket %s: %v", c.Bucket, err)
+	}
+	return c
+}
+
+// useDynamoDB points the cluster's lease store at a DynamoDB table on
+// moto (opts.Moto, or one of its own), behind a delay proxy if asked, and
+// creates the table.
+func (c *Cluster) useDynamoDB(t testing.TB, opts ClusterOptions) {
+	c.Moto = opts.Moto
+	if c.Moto == nil {
+		c.Moto = StartRestartableMoto(t)
+	}
+	table := opts.Table
+	if table == "" {
+		table = tableName
+	}
+	leaseEndpoint := c.Moto.Endpoint
+	if opts.DelayLeaseStore {
+		c.LeaseDelay = testservers.StartDelayProxy(t, strings.TrimPrefix(c.Moto.Endpoint, "http://"))
+		leaseEndpoint = c.LeaseDelay.Endpoint()
+	}
+	c.Config.Lease.Store = "dynamodb"
+	c.Config.Lease.DynamoDB = e2e.DynamoDBConfig{Table: table, Region: e2e.Region, Endpoint: leaseEndpoint,
+		Credentials: e2e.CredentialsConfig{Source: "static", AccessKeyID: "testing", SecretAccessKey: "testing"}}
+	c.CreateLeaseTable(t)
+}
+
+// startProxies starts opts.Proxies s3cond processes, the first with
+// opts.MonotonicOffset, each from its own build where opts.ProxyBuildTags
+// says so.
+func (c *Cluster) startProxies(t testing.TB, opts ClusterOptions) {
 	for i := 0; i < opts.Proxies; i++ {
 		var offset time.Duration
 		if i == 0 {
@@ -221,12 +241,6 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 		}
 		c.Proxies = append(c.Proxies, c.startProxy(t, offset, bin))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := c.Client(0, 10*time.Second).CreateBucket(ctx, bucketInput(c.Bucket)); err != nil {
-		t.Fatalf("create bucket %s: %v", c.Bucket, err)
-	}
-	return c
 }
 
 // startProxy starts one s3cond; bin is its binary ("" for the module's
