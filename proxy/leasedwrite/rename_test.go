@@ -20,9 +20,10 @@ import (
 // each its ETag, a copy keeping the source's ETag as stores copy an
 // object uploaded whole. copying, if set, is called as a copy starts.
 type memBucket struct {
-	mu      sync.Mutex
-	etags   map[string]string
-	copying func()
+	mu       sync.Mutex
+	etags    map[string]string
+	copying  func()
+	deleting func()
 }
 
 func newMemBucket(etags map[string]string) *memBucket { return &memBucket{etags: etags} }
@@ -48,6 +49,9 @@ func (b *memBucket) Copy(_ context.Context, source, destination, sourceETag stri
 }
 
 func (b *memBucket) Delete(_ context.Context, key string) (bool, error) {
+	if b.deleting != nil {
+		b.deleting()
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.etags, key)

@@ -46,8 +46,13 @@ func (w *Writer) finishRenamesOf(ctx context.Context, store RenameStore, bucket,
 		return false, err
 	}
 	defer w.releaseRenameLeases(ctx, locks)
-	if i, err = w.pendingIntent(ctx, store, key); err != nil || i == nil {
+	// The locks outlive the finish: renewed while it runs, and its store
+	// requests stopped should one be lost.
+	defer keepRenameLeases(ctx, locks)()
+	guarded, stop := untilLeaseLost(ctx, locks)
+	defer stop()
+	if i, err = w.pendingIntent(guarded, store, key); err != nil || i == nil {
 		return false, err
 	}
-	return true, w.finishIntent(ctx, store, *i)
+	return true, w.finishIntent(guarded, store, *i)
 }

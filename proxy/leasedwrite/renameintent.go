@@ -162,6 +162,10 @@ func (w *Writer) finishElsewhere(ctx context.Context, store RenameStore, i renam
 	if err != nil {
 		return fmt.Errorf("take the rename lock of %q: %w", other, err)
 	}
-	defer w.releaseRenameLeases(ctx, []*dynamolease.Lease{lock})
-	return w.finishIntent(ctx, store, i)
+	locks := []*dynamolease.Lease{lock}
+	defer w.releaseRenameLeases(ctx, locks)
+	defer keepRenameLeases(ctx, locks)()
+	guarded, stop := untilLeaseLost(ctx, locks)
+	defer stop()
+	return w.finishIntent(guarded, store, i)
 }
