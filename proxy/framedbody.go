@@ -112,7 +112,12 @@ func (f *framedBody) readData(p []byte) (int, error) {
 	if f.chunkLeft == 0 && n > 0 {
 		f.pending = append(f.framing[:0], "\r\n"...)
 	}
-	if err == io.EOF {
+	switch {
+	case err == io.EOF && f.remaining == 0:
+		// The source's last bytes came with its end (a reader may say
+		// both at once): the payload is whole; finish frames it.
+		err = nil
+	case err == io.EOF:
 		// Shorter than its verified length: never end the stream.
 		err = s3err.Wrap(s3err.IncompleteBody, io.ErrUnexpectedEOF)
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -131,6 +132,23 @@ func TestFramedBodyBrokenOffHasNoFinalChunk(t *testing.T) {
 }
 
 // A source shorter than its declared length never ends the stream.
+// A source that returns its last bytes together with io.EOF (as readers
+// may: testing/iotest.DataErrReader) is whole, not short: the stream is
+// framed and finished. A framed PUT whose client body ended so was
+// answered 400 IncompleteBody, its stream broken off at the store.
+func TestFramedBodySourceEndingWithItsLastBytes(t *testing.T) {
+	for _, size := range []int{1, trailerChunkSize, 2*trailerChunkSize + 3} {
+		payload := bytes.Repeat([]byte("z"), size)
+		stream, err := io.ReadAll(newFramedBody(iotest.DataErrReader(bytes.NewReader(payload)), int64(size), nil))
+		if err != nil {
+			t.Fatalf("size %d: %v", size, err)
+		}
+		if got, crc, finished := parseFramed(t, stream); !bytes.Equal(got, payload) || crc != crc64NVME(payload) || !finished {
+			t.Fatalf("size %d: payload equal %v, finished %v", size, bytes.Equal(got, payload), finished)
+		}
+	}
+}
+
 func TestFramedBodyShortSourceIsIncomplete(t *testing.T) {
 	_, err := io.ReadAll(newFramedBody(strings.NewReader("short"), 10, nil))
 	if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) {

@@ -131,7 +131,11 @@ func (e *trailerEncoder) readData(p []byte) (int, error) {
 	if e.chunkLeft == 0 && n > 0 {
 		e.pending = []byte("\r\n")
 	}
-	if err == io.EOF {
+	switch {
+	case err == io.EOF && e.remaining == 0:
+		// The body's last bytes came with its end: it is whole.
+		err = nil
+	case err == io.EOF:
 		// The body ended before its verified length: never end the stream.
 		err = s3err.Wrap(s3err.IncompleteBody, io.ErrUnexpectedEOF)
 	}
