@@ -24,22 +24,11 @@ func (s *appendSender) rewriteByUpload(g leasedwrite.Guard, pinned precondition.
 		s.Fail(s3err.Newf(s3err.NotImplemented, "An append that makes an object larger than 5 GiB needs UploadPartCopy, which this store does not implement."))
 		return false
 	}
-	get, err := s.existingRead(g, http.MethodGet, pinned)
-	if err != nil {
-		s.Fail(err)
+	get, uploadID, ok := s.beginAppendUpload(g, http.MethodGet, pinned)
+	if !ok {
 		return false
 	}
 	defer get.Body.Close()
-	h, err := s.appendedHeader(g, get.Header)
-	if err != nil {
-		s.Fail(err)
-		return false
-	}
-	uploadID, err := c.backend.createCopyUpload(g.Ctx, c, h)
-	if err != nil {
-		s.Fail(err)
-		return false
-	}
 	etag, err := s.uploadAppendedPart(g, uploadID, 1, io.MultiReader(get.Body, s.body), s.offset+s.length)
 	if err == nil {
 		err = g.BeforeFinalByte()

@@ -51,22 +51,11 @@ func appendCopyRanges(size, part int64) []copyRange {
 // multipart ETag.
 func (s *appendSender) byParts(g leasedwrite.Guard, pinned precondition.ObjectState) bool {
 	c := s.c
-	head, err := s.existingRead(g, http.MethodHead, pinned)
-	if err != nil {
-		s.Fail(err)
+	head, uploadID, ok := s.beginAppendUpload(g, http.MethodHead, pinned)
+	if !ok {
 		return false
 	}
 	head.Body.Close()
-	h, err := s.appendedHeader(g, head.Header)
-	if err != nil {
-		s.Fail(err)
-		return false
-	}
-	uploadID, err := c.backend.createCopyUpload(g.Ctx, c, h)
-	if err != nil {
-		s.Fail(err)
-		return false
-	}
 	parts, err := s.uploadAppendParts(g, pinned, uploadID)
 	if err == nil {
 		err = g.BeforeFinalByte() // the lease and its re-check
@@ -83,6 +72,28 @@ func (s *appendSender) byParts(g leasedwrite.Guard, pinned precondition.ObjectSt
 		return false
 	}
 	return s.completeAppend(g, uploadID, parts, pinned)
+}
+
+// beginAppendUpload reads the object extended (method GET or HEAD, on the
+// pinned version) and begins the upload its appended version is built in,
+// with its metadata; on failure it has answered the client (ok false).
+// The caller closes the read's body.
+func (s *appendSender) beginAppendUpload(g leasedwrite.Guard, method string, pinned precondition.ObjectState) (read *http.Response, uploadID string, ok bool) {
+	read, err := s.existingRead(g, method, pinned)
+	if err != nil {
+		s.Fail(err)
+		return nil, "", false
+	}
+	h, err := s.appendedHeader(g, read.Header)
+	if err == nil {
+		uploadID, err = s.c.backend.createCopyUpload(g.Ctx, s.c, h)
+	}
+	if err != nil {
+		read.Body.Close()
+		s.Fail(err)
+		return nil, "", false
+	}
+	return read, uploadID, true
 }
 
 // completeAppend completes an append's upload, on the store condition,
