@@ -1,6 +1,10 @@
 package linearizability
 
 import (
+	"bytes"
+	"crypto/md5"
+	"encoding/hex"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -21,7 +25,7 @@ func (c *workloadClient) complete(key, expect, etag string) {
 		return
 	}
 	part, err := c.s3.UploadPart(ctx, &s3.UploadPartInput{Bucket: bucket, Key: aws.String(key), UploadId: created.UploadId,
-		PartNumber: aws.Int32(1), Body: bytesReader(Body(value, c.w.BodySize))})
+		PartNumber: aws.Int32(1), Body: bytesReader(multipartBody(value, c.w.BodySize))})
 	if err != nil {
 		return
 	}
@@ -36,4 +40,33 @@ func (c *workloadClient) complete(key, expect, etag string) {
 	pending := c.rec.Invoke(c.id, in)
 	_, err = c.s3.CompleteMultipartUpload(ctx, input)
 	c.finish(pending, in, err)
+}
+
+// multipartMark, right after a body's '|', says a completion wrote it
+// (never in Body's lower-case padding): a reader then expects the
+// store's ETag of a one-part upload, not the body's MD5 (bodyETag).
+const multipartMark = 'M'
+
+// multipartBody is Body(value, size) marked as written by a completion.
+func multipartBody(value string, size int) []byte {
+	b := Body(value, size)
+	if i := len(value) + 1; i < len(b) {
+		b[i] = multipartMark
+		return b
+	}
+	return append(b, multipartMark)
+}
+
+// isMultipartBody reports whether body was written by multipartBody.
+func isMultipartBody(body []byte) bool {
+	i := bytes.IndexByte(body, '|')
+	return i >= 0 && i+1 < len(body) && body[i+1] == multipartMark
+}
+
+// onePartUploadETag is S3's ETag of an object completed from one part
+// holding body: the MD5 of the part's MD5, then "-1".
+func onePartUploadETag(body []byte) string {
+	part := md5.Sum(body)
+	sum := md5.Sum(part[:])
+	return `"` + hex.EncodeToString(sum[:]) + `-1"`
 }
