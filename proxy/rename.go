@@ -19,6 +19,12 @@ func (p *Proxy) serveRenameObject(c *call) {
 	if err == nil && p.leased == nil {
 		err = s3err.Newf(s3err.NotImplemented, "RenameObject needs a lease store, and none is configured.")
 	}
+	if err == nil && !c.backend.mode().Leases() {
+		// The rename's leases order it only against leased writes; on a
+		// backend served without leases a conditional PutObject of either
+		// key would commit between its checks and its copy or delete.
+		err = s3err.Newf(s3err.NotImplemented, "RenameObject needs leased conditional writes, and this backend is served without leases (its store checks conditions itself).")
+	}
 	if err == nil {
 		err = p.leased.Rename(p.leasedRename(c, req))
 	}

@@ -28,3 +28,21 @@ func TestRenameMovesTheObject(t *testing.T) {
 		t.Fatalf("destination: %v %v", head, err)
 	}
 }
+
+// A rename on a backend served without leases is 501: its leases would
+// not stop a conditional PutObject the store checks itself from
+// committing between the rename's checks and its copy or delete.
+func TestRenameOnALeaseFreeBackendIsRefused(t *testing.T) {
+	f := newFixture(t, true)
+	if _, err := f.put(t, "src", "body", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.client.RenameObject(context.Background(), &s3.RenameObjectInput{Bucket: aws.String(bucketName),
+		Key: aws.String("dst"), RenameSource: aws.String(bucketName + "/src")})
+	if code := errorCode(err); code != "NotImplemented" {
+		t.Fatalf("rename on a lease-free backend: %v, want NotImplemented", err)
+	}
+	if _, err := f.get(t, "src"); err != nil {
+		t.Fatalf("the source after a refused rename: %v", err)
+	}
+}
