@@ -65,6 +65,12 @@ type Backend struct {
 	// (clientidentity.go); the first is what that identity maps back to in
 	// an ACL a client sets. Empty: answers are not rewritten for it.
 	Identity []string
+	// RefuseConditionalDeletes answers a DeleteObject with a condition,
+	// and a DeleteObjects with a conditional entry, 501 NotImplemented
+	// before anything reaches the store (backend.refuse_conditional_deletes:
+	// the store's conditional delete is not atomic with its writes, and
+	// the backend is served without leases).
+	RefuseConditionalDeletes bool
 	// CopyEmulation tunes the conditional CopyObject built from the
 	// store's conditional writes where Mode says EmulateCopy
 	// (emulatedcopy.go).

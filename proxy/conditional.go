@@ -29,6 +29,9 @@ func (p *Proxy) serveConditional(c *call) bool {
 	if err == nil {
 		conds, added, err = p.policyConditions(c, conds) // writepolicy.go
 	}
+	if err == nil && c.op == operation.DeleteObject && conds.Active() && c.backend.RefuseConditionalDeletes {
+		err = conditionalDeleteRefused()
+	}
 	if err != nil {
 		p.fail(c, err)
 		return true

@@ -47,6 +47,10 @@ func (p *Proxy) serveDeleteObjects(c *call) {
 		p.fail(c, err)
 		return
 	}
+	if c.backend.RefuseConditionalDeletes && anyConditional(req.Objects) {
+		p.fail(c, conditionalDeleteRefused()) // before any entry is deleted
+		return
+	}
 	result := &s3xml.DeleteResult{}
 	accepted := make([]s3xml.ObjectIdentifier, 0, len(req.Objects))
 	for _, o := range req.Objects {

@@ -115,6 +115,8 @@ type fixtureOptions struct {
 	// mode, if set, replaces the leased mode's kind and record setting
 	// (lease-first, skip_recorded_etags).
 	mode *leasedwrite.Mode
+	// refuseConditionalDeletes is backend.refuse_conditional_deletes.
+	refuseConditionalDeletes bool
 }
 
 func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
@@ -133,6 +135,7 @@ func newFixtureWith(t *testing.T, o fixtureOptions) *fixture {
 	backend.FramedBodies = o.framedBodies
 	backend.KeyPolicy = o.keyPolicy
 	backend.Buckets = o.bucketMap
+	backend.RefuseConditionalDeletes = o.refuseConditionalDeletes
 	table := o.leaseTable
 	if table == nil {
 		table = leasetest.New(leasetest.Hooks{})

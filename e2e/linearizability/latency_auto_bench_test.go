@@ -29,9 +29,9 @@ const autoProbeBucket = "floor-probe"
 // races its PutObject inside the store: docs/spec.md, "Lease-free
 // plans"); atomic, a store whose every write condition is atomic with its
 // write (testservers.NewAtomicStore, standing for S3), on which auto runs
-// the lease-free plan (that plan's floor); versitygw-unleased, versitygw
-// served as that plan would serve it (conditional: native, unverified,
-// with copy_emulation), measured only: its deletes are not safe so.
+// the lease-free plan (that plan's floor); versitygw-deletes-refused,
+// versitygw under auto with copy_emulation and refuse_conditional_deletes,
+// on which auto runs the lease-free plan (conditional deletes 501).
 func BenchmarkAutoFloor(b *testing.B) {
 	storeRTT := benchRTT(b, "S3COND_BENCH_STORE_RTT", 20*time.Millisecond)
 	cells := []struct {
@@ -41,8 +41,9 @@ func BenchmarkAutoFloor(b *testing.B) {
 		{"versitygw", ClusterOptions{DelayBackend: true, DefaultLease: true, EditConfig: createProbeBucket(b),
 			Env: []string{"S3COND_BACKEND_CONDITIONAL=auto", "S3COND_BACKEND_PROBE_BUCKET=" + autoProbeBucket}}},
 		{"atomic", ClusterOptions{DelayBackend: true, DefaultLease: true, Fault: testservers.NewAtomicStore}},
-		{"versitygw-unleased", ClusterOptions{DelayBackend: true, DefaultLease: true, Env: []string{
-			"S3COND_BACKEND_CONDITIONAL=native", "S3COND_BACKEND_NATIVE_UNVERIFIED=true", "S3COND_BACKEND_COPY_EMULATION=true",
+		{"versitygw-deletes-refused", ClusterOptions{DelayBackend: true, DefaultLease: true, EditConfig: createProbeBucket(b), Env: []string{
+			"S3COND_BACKEND_CONDITIONAL=auto", "S3COND_BACKEND_PROBE_BUCKET=" + autoProbeBucket,
+			"S3COND_BACKEND_COPY_EMULATION=true", "S3COND_BACKEND_REFUSE_CONDITIONAL_DELETES=true",
 		}}},
 	}
 	for _, cell := range cells {
@@ -61,7 +62,7 @@ func BenchmarkAutoFloor(b *testing.B) {
 
 // createProbeBucket creates the probe bucket on the store before s3cond
 // starts (its start-up probe writes there; the config is not changed).
-func createProbeBucket(b *testing.B) func(*e2e.Config) {
+func createProbeBucket(b testing.TB) func(*e2e.Config) {
 	return func(cfg *e2e.Config) {
 		store := e2e.NewS3Client(cfg.Backend.Endpoint, e2e.Credentials{AccessKey: cfg.Backend.Credentials.AccessKeyID,
 			Secret: cfg.Backend.Credentials.SecretAccessKey}, nil)

@@ -253,9 +253,11 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 		FramedBodies: framed,
 		// Used where the mode says EmulateCopy (copyemulation.go).
 		CopyEmulation: proxy.CopyEmulation{SinglePutLimit: int64(b.CopyEmulationSinglePutLimit)},
-		StoreKeeps:    keeps,
-		KeyPolicy:     keyPolicy,
-		Identity:      backendIdentity(ctx, creds, log),
+		// The rules of a lease-free plan refuse them too (rules.go).
+		RefuseConditionalDeletes: b.RefuseConditionalDeletes,
+		StoreKeeps:               keeps,
+		KeyPolicy:                keyPolicy,
+		Identity:                 backendIdentity(ctx, creds, log),
 	}
 	a.startReprobe(b, creds, modes, log)
 	return served, backendProbe(probeClient, u), nil

@@ -128,7 +128,7 @@ func (a *App) probeConditional(ctx context.Context, b config.Backend, key string
 	}
 	// auto: lease-free where every operation has a rule the store's own
 	// checks make atomic (all native included), leased otherwise.
-	rules, unmet, native := leaseFreeRules(rep.Capabilities, b.CopyEmulation)
+	rules, unmet, native := leaseFreeRules(rep.Capabilities, backendPlanOptions(b))
 	ev := log.Info().Str("backend", b.Name).Str("configured", b.Conditional).Bool("native", native)
 	if wanting != "" {
 		ev = ev.Str("not_native", wanting)

@@ -45,13 +45,20 @@ func copyEmulable(caps map[string]probe.Result) bool {
 
 // firstWantingUnlessEmulated is probe.FirstWanting, with the copy's own
 // capabilities excused where the backend asks for an emulated copy and
-// the store is native for what it is built from.
+// the store is native for what it is built from, and the deletes' where
+// the backend refuses conditional deletes (backend.refuse_conditional_deletes).
 func firstWantingUnlessEmulated(b config.Backend, caps map[string]probe.Result) string {
-	if !b.CopyEmulation || !copyEmulable(caps) {
-		return probe.FirstWanting(caps)
+	excused := map[string]bool{}
+	if b.CopyEmulation && copyEmulable(caps) {
+		for name := range copyCapabilities {
+			excused[name] = true
+		}
+	}
+	if b.RefuseConditionalDeletes {
+		excused[probe.DeleteIfMatch], excused[probe.DeleteObjectsETag] = true, true
 	}
 	for _, name := range probe.WriteCapabilities {
-		if caps[name].Verdict != probe.Native && !copyCapabilities[name] {
+		if caps[name].Verdict != probe.Native && !excused[name] {
 			return name
 		}
 	}

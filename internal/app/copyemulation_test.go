@@ -33,6 +33,9 @@ func TestNativeWithCopyEmulationExcusesOnlyTheCopy(t *testing.T) {
 			versityV180(map[string]probe.Verdict{probe.CompleteIfMatch: probe.Racy}), probe.CopyIfNoneMatch},
 		{"copy ignored, delete ignored: a write still wants a lease", emulating,
 			versityV180(map[string]probe.Verdict{probe.DeleteIfMatch: probe.Ignored}), probe.DeleteIfMatch},
+		{"copy ignored, deletes partial and ignored, conditional deletes refused",
+			config.Backend{Conditional: config.ConditionalNative, CopyEmulation: true, RefuseConditionalDeletes: true},
+			versityV180(map[string]probe.Verdict{probe.DeleteIfMatch: probe.Partial, probe.DeleteObjectsETag: probe.Ignored}), ""},
 	} {
 		if got := firstWantingUnlessEmulated(c.b, c.rep.Capabilities); got != c.wanting {
 			t.Errorf("%s: wanting %q, want %q", c.name, got, c.wanting)
@@ -70,7 +73,7 @@ func TestEmulatedCopyIsCopyObjectsLeaseFreeRule(t *testing.T) {
 		{"copy ignored, complete racy", true, versityV180(map[string]probe.Verdict{probe.CompleteIfMatch: probe.Racy}), false},
 		{"copy native, emulation on: the store's own", true, reportWith(nil), true},
 	} {
-		rules, wanting, ok := leaseFreeRules(c.rep.Capabilities, c.emulateCopy)
+		rules, wanting, ok := leaseFreeRules(c.rep.Capabilities, planOptions{emulateCopy: c.emulateCopy})
 		if ok != c.leaseFree {
 			t.Errorf("%s: lease-free %v (wanting %q), want %v", c.name, ok, wanting, c.leaseFree)
 			continue

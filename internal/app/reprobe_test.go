@@ -131,6 +131,8 @@ func TestWorseThanServed(t *testing.T) {
 	leasedAll := leasedwrite.Mode{Kind: leasedwrite.HoldBack, Checks: storeChecks(reportWith(nil).Capabilities)}
 	reducedDelete := leasedwrite.Mode{Kind: leasedwrite.Native, Rules: leasedwrite.Rules{operation.DeleteObject: leasedwrite.RuleIfMatch}}
 	entriesApart := leasedwrite.Mode{Kind: leasedwrite.Native, Rules: leasedwrite.Rules{operation.DeleteObjects: leasedwrite.RuleEntriesAsDeletes}}
+	refusedDeletes := leasedwrite.Mode{Kind: leasedwrite.Native, Rules: leasedwrite.Rules{
+		operation.DeleteObject: leasedwrite.RuleRefused, operation.DeleteObjects: leasedwrite.RuleRefused}}
 	for _, c := range []struct {
 		name              string
 		served            leasedwrite.Mode
@@ -152,6 +154,10 @@ func TestWorseThanServed(t *testing.T) {
 			func(m leasedwrite.Mode) bool { return m.Kind == leasedwrite.HoldBack && m.Rules == nil }},
 		{"entries as deletes, entry ETags still ignored", entriesApart, false, reportWith(map[string]probe.Verdict{probe.DeleteObjectsETag: probe.Ignored}), nil},
 		{"entries as deletes, DeleteObject now racy", entriesApart, false, reportWith(map[string]probe.Verdict{probe.DeleteObjectsETag: probe.Ignored, probe.DeleteIfMatch: probe.Racy}),
+			func(m leasedwrite.Mode) bool { return m.Kind == leasedwrite.HoldBack }},
+		{"deletes refused, DeleteObject racy and entry ETags ignored (nothing served relies on them)", refusedDeletes, false,
+			reportWith(map[string]probe.Verdict{probe.DeleteIfMatch: probe.Racy, probe.DeleteObjectsETag: probe.Ignored}), nil},
+		{"deletes refused, PutObject If-Match now racy", refusedDeletes, false, reportWith(map[string]probe.Verdict{probe.PutIfMatch: probe.Racy}),
 			func(m leasedwrite.Mode) bool { return m.Kind == leasedwrite.HoldBack }},
 		{"native entries, entry ETags now ignored", native, false, reportWith(map[string]probe.Verdict{probe.DeleteObjectsETag: probe.Ignored}),
 			func(m leasedwrite.Mode) bool { return m.Kind == leasedwrite.HoldBack }},

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/s3cond/s3cond/internal/config"
 	"github.com/s3cond/s3cond/internal/operation"
 	"github.com/s3cond/s3cond/internal/probe"
 	"github.com/s3cond/s3cond/proxy/leasedwrite"
@@ -48,13 +49,17 @@ var leaseFreeOperations = []struct {
 	{operation.CompleteMultipartUpload, []candidateRule{
 		{leasedwrite.RuleNative, []requirement{{probe.CompleteIfNoneMatch, ""}, {probe.CompleteIfMatch, ""}}},
 	}},
+	// Refused deletes (backend.refuse_conditional_deletes) rely on
+	// nothing: their conditional form never reaches the store.
 	{operation.DeleteObject, []candidateRule{
+		{leasedwrite.RuleRefused, nil},
 		{leasedwrite.RuleNative, []requirement{{probe.DeleteIfMatch, ""}}},
 		{leasedwrite.RuleIfMatch, []requirement{{probe.DeleteIfMatch, probe.RemedyIfMatch}}},
 	}},
 	// Entries sent as DeleteObjects rely on DeleteObject's own rule, which
 	// the plan holds whenever it holds this one.
 	{operation.DeleteObjects, []candidateRule{
+		{leasedwrite.RuleRefused, nil},
 		{leasedwrite.RuleNative, []requirement{{probe.DeleteObjectsETag, ""}}},
 		{leasedwrite.RuleEntriesAsDeletes, nil},
 	}},
@@ -65,13 +70,15 @@ var leaseFreeOperations = []struct {
 // none with the capability in its way (mixing leased and lease-free
 // operations is unsafe: docs/spec.md, "Lease-free plans").
 //
-// emulateCopy (backend.copy_emulation) admits the emulated CopyObject.
-func leaseFreeRules(caps map[string]probe.Result, emulateCopy bool) (rules leasedwrite.Rules, wanting string, ok bool) {
+// opts.emulateCopy (backend.copy_emulation) admits the emulated
+// CopyObject; opts.refuseDeletes (backend.refuse_conditional_deletes)
+// refuses the conditional deletes, whatever the store could do.
+func leaseFreeRules(caps map[string]probe.Result, opts planOptions) (rules leasedwrite.Rules, wanting string, ok bool) {
 	rules = leasedwrite.Rules{}
 	for _, o := range leaseFreeOperations {
 		chosen := false
 		for _, c := range o.candidates {
-			if c.rule == leasedwrite.RuleEmulated && !emulateCopy {
+			if !opts.admits(c.rule) {
 				continue
 			}
 			if unmet := firstUnmet(c.requires, caps); unmet == "" {
@@ -80,10 +87,46 @@ func leaseFreeRules(caps map[string]probe.Result, emulateCopy bool) (rules lease
 			}
 		}
 		if !chosen {
-			return nil, firstUnmet(o.candidates[0].requires, caps), false
+			return nil, firstUnmet(firstAdmitted(o.candidates, opts).requires, caps), false
 		}
 	}
 	return rules, "", true
+}
+
+// planOptions are the backend's settings that admit or impose a rule.
+type planOptions struct {
+	emulateCopy   bool
+	refuseDeletes bool
+}
+
+// backendPlanOptions reads them from the backend's configuration.
+func backendPlanOptions(b config.Backend) planOptions {
+	return planOptions{emulateCopy: b.CopyEmulation, refuseDeletes: b.RefuseConditionalDeletes}
+}
+
+// admits says whether a plan under these options may use rule: the
+// emulated copy and refused deletes only where asked for. (Refused comes
+// first among a delete's candidates and relies on nothing, so where it is
+// admitted it is chosen.)
+func (o planOptions) admits(rule leasedwrite.Rule) bool {
+	switch rule {
+	case leasedwrite.RuleEmulated:
+		return o.emulateCopy
+	case leasedwrite.RuleRefused:
+		return o.refuseDeletes
+	}
+	return true
+}
+
+// firstAdmitted is the most preferred of candidates opts admits, whose
+// first unmet requirement names what keeps the backend leasing.
+func firstAdmitted(candidates []candidateRule, opts planOptions) candidateRule {
+	for _, c := range candidates {
+		if opts.admits(c.rule) {
+			return c
+		}
+	}
+	return candidateRule{}
 }
 
 // firstUnmet names the first requirement caps do not meet, or "".

@@ -216,6 +216,12 @@ type Backend struct {
 	// store that ignores a copy's conditions (versitygw v1.8.0). Only with
 	// native: an emulated copy takes no lease (proxy/emulatedcopy.go).
 	CopyEmulation bool `yaml:"copy_emulation"`
+	// RefuseConditionalDeletes answers every conditional DeleteObject and
+	// every DeleteObjects with a conditional entry 501 NotImplemented,
+	// before anything reaches the store, so that auto may serve without
+	// leases a store whose conditional delete is not atomic with its
+	// writes (versitygw v1.8.0: docs/spec.md, "Lease-free plans").
+	RefuseConditionalDeletes bool `yaml:"refuse_conditional_deletes"`
 	// CopyEmulationSinglePutLimit is the largest source an emulated copy
 	// streams through s3cond into one PutObject (MD5 ETag kept); larger
 	// ones are copied on the store by parts (multipart ETag).

@@ -37,6 +37,12 @@ const (
 	// backend.copy_emulation, as the ETag of a large copy is a multipart
 	// one).
 	RuleEmulated
+	// RuleRefused: the operation's conditional form is answered 501
+	// NotImplemented and never sent (DeleteObject and DeleteObjects under
+	// backend.refuse_conditional_deletes, for a store whose conditional
+	// delete is not atomic with its writes: versitygw v1.8.0). It relies on
+	// nothing the store does.
+	RuleRefused
 )
 
 // String names the rule as logs and docs do.
@@ -50,6 +56,8 @@ func (r Rule) String() string {
 		return "entries as DeleteObject"
 	case RuleEmulated:
 		return "emulated by a conditional PutObject or Complete"
+	case RuleRefused:
+		return "refused (501)"
 	}
 	return "native"
 }
