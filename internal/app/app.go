@@ -226,7 +226,8 @@ func (a *App) buildBackend(ctx context.Context, cfg *config.Config, b config.Bac
 	// by side within backend.startup_checks_timeout.
 	var mode leasedwrite.Mode
 	var wg sync.WaitGroup
-	wg.Go(func() { mode, err = a.conditionalMode(ctx, b, key, creds, log) })
+	strict := servesStrictBucket(cfg.Lease, b, key == "backend")
+	wg.Go(func() { mode, err = a.conditionalMode(ctx, b, key, strict, creds, log) })
 	framed, keeps := storeCapabilities(ctx, b, creds, log, b.StartupChecksTimeout)
 	wg.Wait()
 	if err != nil {

@@ -52,11 +52,14 @@ func newConditionalMetrics(reg prometheus.Registerer) *conditionalMetrics {
 // hold-back otherwise; after a probe its checks are the conditions the
 // store was found to evaluate right one request at a time, which leased
 // writes still send (leasedwrite.StoreChecks).
-func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (leasedwrite.Mode, error) {
+//
+// strict says strict mode (lease.serialize: all-writes) may apply to a
+// bucket the backend serves: auto then leases whatever the probe found.
+func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string, strict bool, creds aws.CredentialsProvider, log zerolog.Logger) (leasedwrite.Mode, error) {
 	if a.conditional == nil {
 		a.conditional = newConditionalMetrics(a.Registry)
 	}
-	native, plan, err := a.probeConditional(ctx, b, key, creds, log)
+	native, plan, err := a.probeConditional(ctx, b, key, strict, creds, log)
 	if err != nil {
 		return leasedwrite.Mode{}, err
 	}
@@ -71,6 +74,10 @@ func (a *App) conditionalMode(ctx context.Context, b config.Backend, key string,
 		mode.EmulateCopy = b.CopyEmulation && (!b.Probes() || mode.Rule(operation.CopyObject) == leasedwrite.RuleEmulated)
 	case b.WritesInPlace || inPlace:
 		mode.Kind = leasedwrite.LeaseFirst
+	}
+	if strict && mode.Kind == leasedwrite.Native {
+		log.Warn().Str("backend", b.Name).
+			Msg("strict mode applies to a bucket of a backend served natively (conditional: native): its unconditional writes take no lease, so only the store orders them against conditional ones")
 	}
 	a.conditional.mode.WithLabelValues(b.Name, b.Conditional, label).Set(1)
 	if mode.Kind == leasedwrite.Native {
@@ -94,7 +101,7 @@ type probedPlan struct {
 // for one, and says whether the store can be served without leases (every
 // operation native, or, under auto, made atomic by the store's own checks:
 // rules.go) and the rest of the plan.
-func (a *App) probeConditional(ctx context.Context, b config.Backend, key string, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, plan probedPlan, err error) {
+func (a *App) probeConditional(ctx context.Context, b config.Backend, key string, strict bool, creds aws.CredentialsProvider, log zerolog.Logger) (native bool, plan probedPlan, err error) {
 	m := a.conditional
 	if !b.Probes() {
 		return b.Conditional == config.ConditionalNative, plan, nil
@@ -129,6 +136,12 @@ func (a *App) probeConditional(ctx context.Context, b config.Backend, key string
 	// auto: lease-free where every operation has a rule the store's own
 	// checks make atomic (all native included), leased otherwise.
 	rules, unmet, native := leaseFreeRules(rep.Capabilities, backendPlanOptions(b))
+	if native && strict {
+		// Strict mode orders unconditional writes against conditional
+		// ones; without leases only the store could, and the probe races
+		// no unconditional write (strict.go).
+		native, unmet = false, strictModeWants
+	}
 	ev := log.Info().Str("backend", b.Name).Str("configured", b.Conditional).Bool("native", native)
 	if wanting != "" {
 		ev = ev.Str("not_native", wanting)
