@@ -45,15 +45,18 @@ type ClusterOptions struct {
 	DynamoDB bool
 	// Moto, with DynamoDB, is a running moto to create the table Table on;
 	// nil starts a moto of the cluster's own.
-	Moto  *Moto
-	Table string
+	Moto *Moto
+	// DynamoDBEndpoint, with DynamoDB, is another DynamoDB API to use
+	// instead of moto (dynalite, whose calls take less of its own time).
+	DynamoDBEndpoint string
+	Table            string
 	// Etcd, when set, is the etcd cluster every process keeps its leases in
 	// (lease.store: etcd), on a key prefix of this Cluster's own.
 	Etcd *testservers.EtcdCluster
 	// DelayBackend routes s3cond's backend traffic through a DelayProxy.
 	DelayBackend bool
-	// DelayLeaseStore, with DynamoDB, routes s3cond's lease table traffic
-	// through a DelayProxy of its own (LeaseDelay).
+	// DelayLeaseStore, with DynamoDB or a one-member Etcd, routes s3cond's
+	// lease-store traffic through a DelayProxy of its own (LeaseDelay).
 	DelayLeaseStore bool
 	// FINHop routes s3cond's backend traffic through a FINHop (in front of
 	// the delay proxy, if both): an abort's reset reaches the store as a FIN.
@@ -108,7 +111,8 @@ type Cluster struct {
 	Backend *testservers.VersityGW
 	Delay   *testservers.DelayProxy // nil unless DelayBackend
 	FIN     *testservers.FINHop     // nil unless FINHop
-	// LeaseDelay is the DelayProxy before moto; nil unless DelayLeaseStore.
+	// LeaseDelay is the DelayProxy before moto or etcd; nil unless
+	// DelayLeaseStore.
 	LeaseDelay *testservers.DelayProxy
 	// AdminAddrs[i] is proxy i's admin listener (its /metrics).
 	AdminAddrs []string
@@ -189,7 +193,7 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 		c.useDynamoDB(t, opts)
 	}
 	if opts.Etcd != nil {
-		c.useEtcd(opts.Etcd)
+		c.useEtcd(t, opts)
 	}
 	if opts.Direct {
 		c.Cred, opts.Proxies = c.Store.Cred, 0
@@ -207,17 +211,20 @@ func NewCluster(t testing.TB, opts ClusterOptions) *Cluster {
 // moto (opts.Moto, or one of its own), behind a delay proxy if asked, and
 // creates the table.
 func (c *Cluster) useDynamoDB(t testing.TB, opts ClusterOptions) {
-	c.Moto = opts.Moto
-	if c.Moto == nil {
-		c.Moto = StartRestartableMoto(t)
+	leaseEndpoint := opts.DynamoDBEndpoint
+	if leaseEndpoint == "" {
+		c.Moto = opts.Moto
+		if c.Moto == nil {
+			c.Moto = StartRestartableMoto(t)
+		}
+		leaseEndpoint = c.Moto.Endpoint
 	}
 	table := opts.Table
 	if table == "" {
 		table = tableName
 	}
-	leaseEndpoint := c.Moto.Endpoint
 	if opts.DelayLeaseStore {
-		c.LeaseDelay = testservers.StartDelayProxy(t, strings.TrimPrefix(c.Moto.Endpoint, "http://"))
+		c.LeaseDelay = testservers.StartDelayProxy(t, strings.TrimPrefix(leaseEndpoint, "http://"))
 		leaseEndpoint = c.LeaseDelay.Endpoint()
 	}
 	c.Config.Lease.Store = "dynamodb"
@@ -325,12 +332,22 @@ const etcdRequestTimeout = 2 * time.Second
 var etcdPrefixSeq atomic.Int64
 
 // useEtcd sets lease.store: etcd through S3COND_* variables (the e2e
-// harness's Config has no etcd section; every key has a variable).
-func (c *Cluster) useEtcd(etcd *testservers.EtcdCluster) {
+// harness's Config has no etcd section; every key has a variable), behind
+// a delay proxy if asked (a one-member cluster only).
+func (c *Cluster) useEtcd(t testing.TB, opts ClusterOptions) {
+	etcd := opts.Etcd
 	c.Etcd = etcd
+	endpoints := etcd.Endpoints()
+	if opts.DelayLeaseStore {
+		if len(endpoints) != 1 {
+			t.Fatalf("DelayLeaseStore with etcd needs a one-member cluster, not %d", len(endpoints))
+		}
+		c.LeaseDelay = testservers.StartDelayProxy(t, strings.TrimPrefix(endpoints[0], "http://"))
+		endpoints = []string{c.LeaseDelay.Endpoint()}
+	}
 	c.env = append(c.env,
 		"S3COND_LEASE_STORE=etcd",
-		"S3COND_LEASE_ETCD_ENDPOINTS="+strings.Join(etcd.Endpoints(), ","),
+		"S3COND_LEASE_ETCD_ENDPOINTS="+strings.Join(endpoints, ","),
 		fmt.Sprintf("S3COND_LEASE_ETCD_PREFIX=s3cond-e2e/%d/%d/", os.Getpid(), etcdPrefixSeq.Add(1)),
 		"S3COND_LEASE_ETCD_REQUEST_TIMEOUT="+etcdRequestTimeout.String())
 }

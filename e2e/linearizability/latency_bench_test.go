@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/s3cond/s3cond/e2e"
+	"github.com/s3cond/s3cond/internal/testservers"
 )
 
 // BenchmarkRoundTripFloor is scripts/bench.sh's latency mode (issue 26):
@@ -55,11 +56,16 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 func onEachFloorStore(b *testing.B, serialize string, benches func(b *testing.B, store string, f *floorBench)) {
 	storeRTT := benchRTT(b, "S3COND_BENCH_STORE_RTT", 20*time.Millisecond)
 	leaseRTT := benchRTT(b, "S3COND_BENCH_LEASE_RTT", 10*time.Millisecond)
-	for _, store := range []string{"embedded", "dynamodb"} {
+	for _, store := range []string{"embedded", "dynamodb", "dynalite", "etcd"} {
 		b.Run(store, func(b *testing.B) {
 			opts := ClusterOptions{DelayBackend: true, DefaultLease: true, Serialize: serialize}
-			if store == "dynamodb" {
+			switch store {
+			case "dynamodb":
 				opts.DynamoDB, opts.DelayLeaseStore, opts.Moto, opts.Table = true, true, sharedMoto(b), uniqueTable()
+			case "dynalite":
+				opts.DynamoDB, opts.DelayLeaseStore, opts.DynamoDBEndpoint = true, true, testservers.StartDynalite(b)
+			case "etcd":
+				opts.Etcd, opts.DelayLeaseStore = testservers.StartEtcdClusterOf(b, 1), true
 			}
 			c := NewCluster(b, opts)
 			c.Delay.SetLatency(storeRTT / 2)
